@@ -1,0 +1,328 @@
+//! The crate's one error type.
+//!
+//! Every variant carries the operation that failed, the argument that was wrong and the layout
+//! involved, so that the message alone tells a user what happened and what to do instead.
+
+use std::fmt;
+
+/// Shorthand for `std::result::Result<T, stridex::Error>`.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in stridex.
+///
+/// Messages name the operation, the offending argument, the layout and, where there is one, the
+/// fix:
+///
+/// ```
+/// use stridex::Tensor;
+/// let t = Tensor::<f32>::zeros(&[4, 6])?.t()?;
+/// let err = t.view(&[24]).unwrap_err();
+/// assert!(err.to_string().contains("call reshape()"));
+/// # Ok::<(), stridex::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// A dimension argument was `>= ndim` (or `> ndim` where a new dim may be appended).
+    DimOutOfRange {
+        /// The operation, e.g. `"transpose"`.
+        op: &'static str,
+        /// The dimension asked for.
+        dim: usize,
+        /// The number of dimensions the layout has (or accepts for this op).
+        ndim: usize,
+    },
+    /// An index along a dimension was out of range.
+    IndexOutOfRange {
+        /// The operation, e.g. `"select"`.
+        op: &'static str,
+        /// The dimension indexed.
+        dim: usize,
+        /// The index asked for.
+        index: usize,
+        /// The size of that dimension.
+        size: usize,
+    },
+    /// A multi-index had the wrong number of entries.
+    IndexRank {
+        /// The operation, e.g. `"get"`.
+        op: &'static str,
+        /// The multi-index given.
+        index: Vec<usize>,
+        /// The shape it was meant for.
+        shape: Vec<usize>,
+    },
+    /// A range `start..start + len` did not fit in a dimension.
+    RangeOutOfBounds {
+        /// The operation, e.g. `"narrow"`.
+        op: &'static str,
+        /// The dimension.
+        dim: usize,
+        /// First index of the range.
+        start: usize,
+        /// Length of the range.
+        len: usize,
+        /// Size of the dimension.
+        size: usize,
+    },
+    /// A step (slice step, unfold step) of zero.
+    ZeroStep {
+        /// The operation, e.g. `"slice"`.
+        op: &'static str,
+        /// The dimension.
+        dim: usize,
+    },
+    /// A window larger than the dimension it slides over.
+    WindowTooLarge {
+        /// The operation (`"unfold"`).
+        op: &'static str,
+        /// The dimension.
+        dim: usize,
+        /// The window size asked for.
+        size: usize,
+        /// The size of the dimension.
+        dim_size: usize,
+    },
+    /// `permute` was given something that is not a permutation of `0..ndim`.
+    NotAPermutation {
+        /// The dims given.
+        dims: Vec<usize>,
+        /// The number of dims of the layout.
+        ndim: usize,
+    },
+    /// Two dim arguments that must differ were the same (e.g. `diagonal_with`).
+    DuplicateDim {
+        /// The operation.
+        op: &'static str,
+        /// The dim given twice.
+        dim: usize,
+    },
+    /// `squeeze(dim)` on a dimension whose size is not 1.
+    SqueezeNonUnit {
+        /// The dimension.
+        dim: usize,
+        /// Its size.
+        size: usize,
+        /// The full shape.
+        shape: Vec<usize>,
+    },
+    /// Two element counts that had to agree did not (view/reshape, from_vec).
+    NumelMismatch {
+        /// The operation, e.g. `"view"` or `"from_vec"`.
+        op: &'static str,
+        /// Number of elements available.
+        have: usize,
+        /// The shape asked for.
+        shape: Vec<usize>,
+        /// Number of elements that shape needs (`None` if it overflows).
+        need: Option<usize>,
+    },
+    /// `view` cannot express the new shape with strides over the same storage elements.
+    ViewNotPossible {
+        /// The shape of the layout being viewed.
+        shape: Vec<usize>,
+        /// Its strides.
+        strides: Vec<isize>,
+        /// The shape asked for.
+        requested: Vec<usize>,
+        /// First and last input dim of the group that would have to be merged (inclusive).
+        dims: (usize, usize),
+    },
+    /// `expand` asked to change a dimension whose size is not 1.
+    ExpandMismatch {
+        /// The shape being expanded.
+        shape: Vec<usize>,
+        /// The shape asked for.
+        requested: Vec<usize>,
+        /// The input dim that would change.
+        dim: usize,
+    },
+    /// Two shapes that cannot be broadcast together (NumPy rules).
+    BroadcastMismatch {
+        /// First shape.
+        a: Vec<usize>,
+        /// Second shape.
+        b: Vec<usize>,
+        /// The dim of the broadcast result (counted from the left of the result) that conflicts.
+        dim: usize,
+    },
+    /// Two lists that must have one entry per dim had different lengths.
+    RankMismatch {
+        /// The operation, e.g. `"as_strided"`.
+        op: &'static str,
+        /// What was expected, e.g. `"strides"`.
+        what: &'static str,
+        /// The expected length.
+        expected: usize,
+        /// The length given.
+        got: usize,
+    },
+    /// A size, element count, stride or offset computation overflowed.
+    Overflow {
+        /// The operation.
+        op: &'static str,
+        /// The shape involved.
+        shape: Vec<usize>,
+        /// The strides involved (empty if not yet known).
+        strides: Vec<isize>,
+    },
+    /// A layout would address a negative storage offset.
+    NegativeOffset {
+        /// The operation.
+        op: &'static str,
+        /// The lowest offset the layout would address.
+        min_offset: i128,
+        /// The shape involved.
+        shape: Vec<usize>,
+        /// The strides involved.
+        strides: Vec<isize>,
+    },
+    /// A layout addresses storage past its end.
+    OutOfBounds {
+        /// The operation.
+        op: &'static str,
+        /// The highest storage offset the layout needs (or the offset of an empty layout).
+        offset: usize,
+        /// The storage length in elements.
+        storage_len: usize,
+        /// The shape involved.
+        shape: Vec<usize>,
+        /// The strides involved.
+        strides: Vec<isize>,
+    },
+    /// The allocator could not provide the memory.
+    Alloc {
+        /// Bytes requested.
+        bytes: usize,
+    },
+}
+
+struct Dims<'a, T>(&'a [T]);
+
+impl<T: fmt::Display> fmt::Display for Dims<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[")?;
+        for (i, d) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{d}")?;
+        }
+        f.write_str("]")
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::DimOutOfRange { op, dim, ndim } => write!(
+                f,
+                "{op}: dim {dim} is out of range for a {ndim}-dim layout (valid dims are 0..{ndim})"
+            ),
+            Error::IndexOutOfRange { op, dim, index, size } => write!(
+                f,
+                "{op}: index {index} is out of range for dim {dim} of size {size}"
+            ),
+            Error::IndexRank { op, index, shape } => write!(
+                f,
+                "{op}: index {} has {} entries but the shape {} has {} dims; give one index per dim",
+                Dims(index),
+                index.len(),
+                Dims(shape),
+                shape.len()
+            ),
+            Error::RangeOutOfBounds { op, dim, start, len, size } => write!(
+                f,
+                "{op}: range start {start} with length {len} does not fit in dim {dim} of size \
+                 {size} (need start + length <= {size})"
+            ),
+            Error::ZeroStep { op, dim } => {
+                write!(f, "{op}: step along dim {dim} must not be zero")
+            }
+            Error::WindowTooLarge { op, dim, size, dim_size } => write!(
+                f,
+                "{op}: window size {size} is larger than dim {dim} of size {dim_size}"
+            ),
+            Error::NotAPermutation { dims, ndim } => write!(
+                f,
+                "permute: {} is not a permutation of 0..{ndim}; name every dim exactly once",
+                Dims(dims)
+            ),
+            Error::DuplicateDim { op, dim } => {
+                write!(f, "{op}: dim {dim} was given twice; the two dims must differ")
+            }
+            Error::SqueezeNonUnit { dim, size, shape } => write!(
+                f,
+                "squeeze: dim {dim} of shape {} has size {size}, not 1; only size-1 dims can be \
+                 squeezed",
+                Dims(shape)
+            ),
+            Error::NumelMismatch { op, have, shape, need } => match need {
+                Some(n) => write!(
+                    f,
+                    "{op}: shape {} needs {n} elements but there are {have}",
+                    Dims(shape)
+                ),
+                None => write!(
+                    f,
+                    "{op}: shape {} has more elements than usize can count; there are {have}",
+                    Dims(shape)
+                ),
+            },
+            Error::ViewNotPossible { shape, strides, requested, dims } => write!(
+                f,
+                "view {}: the layout has shape {} and strides {}; dims {}..={} would have to be \
+                 merged but are not contiguous with each other; call reshape() to copy, or \
+                 contiguous() first",
+                Dims(requested),
+                Dims(shape),
+                Dims(strides),
+                dims.0,
+                dims.1
+            ),
+            Error::ExpandMismatch { shape, requested, dim } => write!(
+                f,
+                "expand {}: dim {dim} of shape {} has size {} and only size-1 dims can be \
+                 expanded",
+                Dims(requested),
+                Dims(shape),
+                shape[*dim]
+            ),
+            Error::BroadcastMismatch { a, b, dim } => write!(
+                f,
+                "broadcast: shapes {} and {} do not broadcast: result dim {dim} has sizes that \
+                 differ and neither is 1",
+                Dims(a),
+                Dims(b)
+            ),
+            Error::RankMismatch { op, what, expected, got } => write!(
+                f,
+                "{op}: expected {expected} {what} (one per dim), got {got}"
+            ),
+            Error::Overflow { op, shape, strides } => {
+                write!(f, "{op}: shape {}", Dims(shape))?;
+                if !strides.is_empty() {
+                    write!(f, " with strides {}", Dims(strides))?;
+                }
+                f.write_str(" overflows the element count or the storage offsets")
+            }
+            Error::NegativeOffset { op, min_offset, shape, strides } => write!(
+                f,
+                "{op}: shape {} with strides {} would address storage offset {min_offset}, before \
+                 the start of the storage; raise the offset",
+                Dims(shape),
+                Dims(strides)
+            ),
+            Error::OutOfBounds { op, offset, storage_len, shape, strides } => write!(
+                f,
+                "{op}: shape {} with strides {} addresses storage offset {offset}, but the storage \
+                 holds {storage_len} elements",
+                Dims(shape),
+                Dims(strides)
+            ),
+            Error::Alloc { bytes } => write!(f, "allocation of {bytes} bytes failed"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}

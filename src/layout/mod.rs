@@ -1,0 +1,492 @@
+//! Shape and stride arithmetic: where a strided view's elements live in its storage.
+//!
+//! A [`Layout`] is a shape (`usize` per dim), strides (`isize` per dim, counted in elements, may
+//! be negative or zero) and an offset (in elements, from the start of the storage). Element
+//! `[i0, i1, ..]` lives at storage offset `offset + i0 * strides[0] + i1 * strides[1] + ..`.
+//!
+//! This module knows nothing about element types or memory: it holds no `unsafe`, allocates only
+//! the small shape and stride arrays, and every function in it can be property-tested on its own.
+//! Every view op is a method here returning `Result<Layout, Error>`; `Tensor` only delegates.
+//!
+//! # Invariants
+//!
+//! Every `Layout` value, however it was built, satisfies all of these. The only constructor is
+//! [`Layout::new`] (the others call it), which checks them, so code elsewhere may rely on them:
+//!
+//! 1. `shape.len() == strides.len()`.
+//! 2. The element count, the product of `shape`, fits in `isize` (so also in `usize`).
+//! 3. If the layout has elements, every offset it addresses lies in `0..=isize::MAX`; in
+//!    particular [`Layout::offset_range`] is exact and cannot overflow. Negative strides are fine
+//!    as long as the offset is large enough to keep the lowest address non-negative.
+//! 4. If it has no elements, it addresses nothing, and only `offset <= isize::MAX` is required.
+//!
+//! Bounds against a storage are one comparison: a layout fits a storage of `len` elements when it
+//! is empty or `offset_range().1 < len` ([`Layout::fits_in`]). The `unsafe` code in the kernels
+//! states which of these invariants it relies on.
+//!
+//! # Note on strides of size-1 dims and empty layouts
+//!
+//! A stride only matters when its index can be non-zero, so the stride of a size-1 dim is never
+//! read when addressing, and a layout with zero elements addresses nothing at all. Consequently
+//! (the PyTorch rule) [`Layout::is_contiguous`] ignores strides of size-1 dims and calls every
+//! empty layout contiguous. The strides stridex *chooses* are fixed, so results are predictable:
+//!
+//! - [`Layout::contiguous`] gives row-major strides where each stride is the product of the
+//!   later sizes with `0` counted as `1`: shape `[2, 0, 3]` gets strides `[3, 3, 1]`, shape
+//!   `[4, 1, 5]` gets `[5, 5, 1]`. A size-1 dim thus gets the stride it would have if it were
+//!   larger, and an empty layout keeps non-zero, row-major strides.
+//! - [`Layout::unsqueeze`] gives the new size-1 dim the stride `size * stride` of the dim that
+//!   follows it (1 when it becomes the last dim), so a contiguous layout stays row-major.
+//! - [`Layout::view`] gives size-1 dims of the new shape the stride of the chunk they sit in.
+
+mod broadcast;
+mod coalesce;
+mod view;
+mod view_ops;
+
+pub use broadcast::broadcast_shapes;
+pub use coalesce::coalesce_joint;
+
+use crate::error::{Error, Result};
+
+/// Shape, strides and offset of a strided view; see the [module docs](self) for its invariants.
+///
+/// ```
+/// use stridex::Layout;
+/// let l = Layout::contiguous(&[2, 3])?;
+/// assert_eq!(l.strides(), &[3, 1]);
+/// let t = l.transpose(0, 1)?;
+/// assert_eq!((t.shape(), t.strides()), (&[3, 2][..], &[1, 3][..]));
+/// assert!(!t.is_contiguous());
+/// # Ok::<(), stridex::Error>(())
+/// ```
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Layout {
+    shape: Vec<usize>,
+    strides: Vec<isize>,
+    offset: usize,
+}
+
+impl std::fmt::Debug for Layout {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Layout {{ shape: {:?}, strides: {:?}, offset: {} }}",
+            self.shape, self.strides, self.offset
+        )
+    }
+}
+
+/// Product of `shape`, or `None` if it does not fit in `isize`.
+pub(crate) fn checked_numel(shape: &[usize]) -> Option<usize> {
+    shape
+        .iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .filter(|&n| n <= isize::MAX as usize)
+}
+
+/// Row-major strides for `shape` (sizes of 0 count as 1; see the module note), or `None` on
+/// overflow.
+pub(crate) fn row_major_strides(shape: &[usize]) -> Option<Vec<isize>> {
+    let mut strides = vec![0isize; shape.len()];
+    let mut acc: isize = 1;
+    for (s, &d) in strides.iter_mut().zip(shape).rev() {
+        *s = acc;
+        acc = acc.checked_mul(isize::try_from(d.max(1)).ok()?)?;
+    }
+    Some(strides)
+}
+
+impl Layout {
+    /// Builds a layout from its parts, checking the [invariants](self).
+    ///
+    /// # Errors
+    /// [`Error::RankMismatch`] if `strides` and `shape` differ in length, [`Error::Overflow`] if the
+    /// element count or an addressed offset overflows `isize`, [`Error::NegativeOffset`] if some
+    /// element would live before the start of the storage.
+    ///
+    /// ```
+    /// use stridex::Layout;
+    /// let flipped = Layout::new(&[3], &[-1], 2)?;
+    /// assert_eq!(flipped.offset_range(), Some((0, 2)));
+    /// assert!(Layout::new(&[3], &[-1], 1).is_err());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn new(shape: &[usize], strides: &[isize], offset: usize) -> Result<Layout> {
+        Self::checked("Layout::new", shape.to_vec(), strides.to_vec(), offset)
+    }
+
+    /// The one constructor: checks every invariant and names `op` in the error.
+    pub(crate) fn checked(
+        op: &'static str,
+        shape: Vec<usize>,
+        strides: Vec<isize>,
+        offset: usize,
+    ) -> Result<Layout> {
+        if shape.len() != strides.len() {
+            return Err(Error::RankMismatch {
+                op,
+                what: "strides",
+                expected: shape.len(),
+                got: strides.len(),
+            });
+        }
+        let overflow = |shape: &[usize], strides: &[isize]| Error::Overflow {
+            op,
+            shape: shape.to_vec(),
+            strides: strides.to_vec(),
+        };
+        let numel = checked_numel(&shape).ok_or_else(|| overflow(&shape, &strides))?;
+        if offset > isize::MAX as usize {
+            return Err(overflow(&shape, &strides));
+        }
+        if numel > 0 {
+            let (lo, hi) = extent_i128(&shape, &strides, offset)
+                .ok_or_else(|| overflow(&shape, &strides))?;
+            if lo < 0 {
+                return Err(Error::NegativeOffset { op, min_offset: lo, shape, strides });
+            }
+            if hi > isize::MAX as i128 {
+                return Err(overflow(&shape, &strides));
+            }
+        }
+        Ok(Layout { shape, strides, offset })
+    }
+
+    /// A row-major (C order) layout with offset 0.
+    ///
+    /// # Errors
+    /// [`Error::Overflow`] if the element count does not fit in `isize`.
+    ///
+    /// ```
+    /// use stridex::Layout;
+    /// assert_eq!(Layout::contiguous(&[2, 3, 4])?.strides(), &[12, 4, 1]);
+    /// assert_eq!(Layout::contiguous(&[2, 0, 3])?.strides(), &[3, 3, 1]);
+    /// assert!(Layout::contiguous(&[usize::MAX, 2]).is_err());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn contiguous(shape: &[usize]) -> Result<Layout> {
+        let overflow = || Error::Overflow {
+            op: "contiguous",
+            shape: shape.to_vec(),
+            strides: vec![],
+        };
+        checked_numel(shape).ok_or_else(overflow)?;
+        let strides = row_major_strides(shape).ok_or_else(overflow)?;
+        Self::checked("contiguous", shape.to_vec(), strides, 0)
+    }
+
+    /// The size of each dim.
+    ///
+    /// ```
+    /// assert_eq!(stridex::Layout::contiguous(&[2, 5])?.shape(), &[2, 5]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The stride of each dim, in elements.
+    ///
+    /// ```
+    /// assert_eq!(stridex::Layout::contiguous(&[2, 5])?.strides(), &[5, 1]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn strides(&self) -> &[isize] {
+        &self.strides
+    }
+
+    /// Storage offset of element `[0, 0, ..]`, in elements.
+    ///
+    /// ```
+    /// let l = stridex::Layout::contiguous(&[4, 5])?.narrow(0, 1, 2)?;
+    /// assert_eq!(l.offset(), 5);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// Number of dims.
+    ///
+    /// ```
+    /// assert_eq!(stridex::Layout::contiguous(&[])?.ndim(), 0);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn ndim(&self) -> usize {
+        self.shape.len()
+    }
+
+    /// Number of elements (1 for a 0-dim layout).
+    ///
+    /// ```
+    /// assert_eq!(stridex::Layout::contiguous(&[2, 3])?.numel(), 6);
+    /// assert_eq!(stridex::Layout::contiguous(&[])?.numel(), 1);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn numel(&self) -> usize {
+        // Invariant 2: the product fits.
+        self.shape.iter().product()
+    }
+
+    /// Whether the elements are stored in row-major order with no gaps, starting at `offset`.
+    ///
+    /// Strides of size-1 dims are ignored and empty layouts are contiguous (see the
+    /// [module note](self)). The offset does not matter.
+    ///
+    /// ```
+    /// use stridex::Layout;
+    /// assert!(Layout::new(&[3, 1, 2], &[2, 99, 1], 7)?.is_contiguous());
+    /// assert!(!Layout::contiguous(&[3, 2])?.transpose(0, 1)?.is_contiguous());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn is_contiguous(&self) -> bool {
+        if self.numel() == 0 {
+            return true;
+        }
+        let mut expected: isize = 1;
+        for (&d, &s) in self.shape.iter().zip(&self.strides).rev() {
+            if d != 1 {
+                if s != expected {
+                    return false;
+                }
+                // Fits: the running product is at most numel (invariant 2).
+                expected *= d as isize;
+            }
+        }
+        true
+    }
+
+    /// Whether the elements occupy `numel` consecutive storage slots in *some* order of the dims
+    /// (every stride positive, no overlap, no gaps): a permuted contiguous layout.
+    ///
+    /// ```
+    /// use stridex::Layout;
+    /// let t = Layout::contiguous(&[3, 4])?.transpose(0, 1)?;
+    /// assert!(t.is_non_overlapping_and_dense());
+    /// assert!(!t.narrow(0, 0, 2)?.is_non_overlapping_and_dense());
+    /// assert!(!Layout::contiguous(&[1, 4])?.expand(&[3, 4])?.is_non_overlapping_and_dense());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn is_non_overlapping_and_dense(&self) -> bool {
+        if self.numel() == 0 {
+            return true;
+        }
+        let mut dims: Vec<usize> = (0..self.ndim()).filter(|&d| self.shape[d] != 1).collect();
+        dims.sort_by_key(|&d| self.strides[d]);
+        let mut expected: isize = 1;
+        for d in dims {
+            if self.strides[d] != expected {
+                return false;
+            }
+            expected *= self.shape[d] as isize;
+        }
+        true
+    }
+
+    /// The storage offset of the element at multi-index `index`.
+    ///
+    /// # Errors
+    /// [`Error::IndexRank`] if `index` does not have one entry per dim,
+    /// [`Error::IndexOutOfRange`] if an entry is not below its dim's size.
+    ///
+    /// ```
+    /// use stridex::Layout;
+    /// let l = Layout::contiguous(&[3, 4])?.flip(1)?;
+    /// assert_eq!(l.offset_of(&[1, 0])?, 7);
+    /// assert!(l.offset_of(&[3, 0]).is_err());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn offset_of(&self, index: &[usize]) -> Result<usize> {
+        if index.len() != self.ndim() {
+            return Err(Error::IndexRank {
+                op: "offset_of",
+                index: index.to_vec(),
+                shape: self.shape.clone(),
+            });
+        }
+        let mut off = self.offset as isize;
+        for (dim, ((&i, &d), &s)) in index.iter().zip(&self.shape).zip(&self.strides).enumerate() {
+            if i >= d {
+                return Err(Error::IndexOutOfRange {
+                    op: "offset_of",
+                    dim,
+                    index: i,
+                    size: d,
+                });
+            }
+            // In range by invariant 3: every partial sum lies between two addressed offsets
+            // (the partial sums are themselves addressed offsets).
+            off += i as isize * s;
+        }
+        Ok(off as usize)
+    }
+
+    /// The lowest and highest storage offsets addressed, or `None` for an empty layout.
+    ///
+    /// ```
+    /// use stridex::Layout;
+    /// assert_eq!(Layout::contiguous(&[2, 3])?.offset_range(), Some((0, 5)));
+    /// assert_eq!(Layout::contiguous(&[2, 0])?.offset_range(), None);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn offset_range(&self) -> Option<(usize, usize)> {
+        if self.numel() == 0 {
+            return None;
+        }
+        let (lo, hi) = extent_i128(&self.shape, &self.strides, self.offset)
+            .expect("invariant 3: extent was checked at construction");
+        Some((lo as usize, hi as usize))
+    }
+
+    /// Whether every addressed offset is below `storage_len` (always true for empty layouts).
+    ///
+    /// ```
+    /// use stridex::Layout;
+    /// let l = Layout::contiguous(&[2, 3])?;
+    /// assert!(l.fits_in(6) && !l.fits_in(5));
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn fits_in(&self, storage_len: usize) -> bool {
+        self.offset_range().is_none_or(|(_, hi)| hi < storage_len)
+    }
+
+    /// Number of storage elements needed to hold this layout: `max offset + 1`, or 0 if empty.
+    ///
+    /// ```
+    /// use stridex::Layout;
+    /// assert_eq!(Layout::new(&[2, 2], &[1, 4], 3)?.storage_len_needed(), 8);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn storage_len_needed(&self) -> usize {
+        self.offset_range().map_or(0, |(_, hi)| hi + 1)
+    }
+
+    /// Checks `dim < ndim` for an operation.
+    pub(crate) fn check_dim(&self, op: &'static str, dim: usize) -> Result<()> {
+        if dim < self.ndim() {
+            Ok(())
+        } else {
+            Err(Error::DimOutOfRange { op, dim, ndim: self.ndim() })
+        }
+    }
+
+    /// Dims from outermost to innermost by decreasing `|stride|` (ties keep the original order),
+    /// size-1 dims first: the order in which a loop nest reads storage most sequentially.
+    ///
+    /// ```
+    /// use stridex::Layout;
+    /// let l = Layout::contiguous(&[2, 3, 4])?.permute(&[2, 0, 1])?;
+    /// assert_eq!(l.iteration_order(), vec![1, 2, 0]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn iteration_order(&self) -> Vec<usize> {
+        let mut order: Vec<usize> = (0..self.ndim()).collect();
+        order.sort_by_key(|&d| {
+            (
+                self.shape[d] != 1,
+                std::cmp::Reverse(self.strides[d].unsigned_abs()),
+            )
+        });
+        order
+    }
+
+    /// The same elements in the same row-major order with as few dims as possible: size-1 dims
+    /// dropped and adjacent dims merged where `stride[d] == shape[d + 1] * stride[d + 1]`.
+    ///
+    /// ```
+    /// use stridex::Layout;
+    /// let l = Layout::contiguous(&[4, 1, 6])?.narrow(0, 1, 2)?.coalesced();
+    /// assert_eq!((l.shape(), l.strides(), l.offset()), (&[12][..], &[1][..], 6));
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn coalesced(&self) -> Layout {
+        let mut shape = self.shape.clone();
+        let mut strides = vec![self.strides.clone()];
+        coalesce_joint(&mut shape, &mut strides);
+        Layout { shape, strides: strides.pop().unwrap_or_default(), offset: self.offset }
+    }
+}
+
+/// Lowest and highest offsets addressed by a non-empty `shape`/`strides` at `offset`, in `i128`;
+/// `None` on overflow.
+fn extent_i128(shape: &[usize], strides: &[isize], offset: usize) -> Option<(i128, i128)> {
+    let (mut lo, mut hi) = (offset as i128, offset as i128);
+    for (&d, &s) in shape.iter().zip(strides) {
+        // d >= 1 here (non-empty) and d <= isize::MAX, so the product is below 2^126.
+        let span = (d as i128 - 1) * s as i128;
+        if span < 0 {
+            lo = lo.checked_add(span)?;
+        } else {
+            hi = hi.checked_add(span)?;
+        }
+    }
+    Some((lo, hi))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn contiguous_strides_for_size_one_and_empty_dims() {
+        // The documented convention: sizes of 0 count as 1 when forming strides.
+        assert_eq!(Layout::contiguous(&[4, 1, 5]).unwrap().strides(), &[5, 5, 1]);
+        assert_eq!(Layout::contiguous(&[2, 0, 3]).unwrap().strides(), &[3, 3, 1]);
+        assert_eq!(Layout::contiguous(&[0]).unwrap().strides(), &[1]);
+        assert_eq!(Layout::contiguous(&[]).unwrap().strides(), &[] as &[isize]);
+    }
+
+    #[test]
+    fn contiguity_rules() {
+        assert!(Layout::new(&[2, 0], &[-5, 77], 0).unwrap().is_contiguous());
+        assert!(Layout::new(&[1, 1], &[0, 0], 3).unwrap().is_contiguous());
+        assert!(!Layout::new(&[2, 3], &[3, 2], 0).unwrap().is_contiguous());
+        assert!(!Layout::new(&[2], &[0], 0).unwrap().is_contiguous());
+        assert!(!Layout::new(&[2], &[-1], 1).unwrap().is_contiguous());
+        assert!(!Layout::new(&[2], &[-1], 1).unwrap().is_non_overlapping_and_dense());
+        assert!(Layout::new(&[2, 3], &[1, 2], 0).unwrap().is_non_overlapping_and_dense());
+        assert!(!Layout::new(&[2, 3], &[1, 3], 0).unwrap().is_non_overlapping_and_dense());
+    }
+
+    #[test]
+    fn construction_errors() {
+        assert!(matches!(
+            Layout::new(&[2], &[1, 1], 0),
+            Err(Error::RankMismatch { .. })
+        ));
+        assert!(matches!(
+            Layout::new(&[usize::MAX / 2, 4], &[1, 1], 0),
+            Err(Error::Overflow { .. })
+        ));
+        assert!(matches!(
+            Layout::new(&[3], &[isize::MAX], 0),
+            Err(Error::Overflow { .. })
+        ));
+        assert!(matches!(
+            Layout::new(&[3], &[isize::MIN], usize::MAX / 4),
+            Err(Error::NegativeOffset { .. })
+        ));
+        assert!(matches!(
+            Layout::new(&[1], &[1], usize::MAX),
+            Err(Error::Overflow { .. })
+        ));
+        // An empty layout addresses nothing, whatever its strides.
+        assert!(Layout::new(&[0, 3], &[isize::MIN, isize::MAX], 5).is_ok());
+    }
+
+    #[test]
+    fn offsets_and_ranges() {
+        let l = Layout::new(&[2, 3], &[-3, 2], 3).unwrap();
+        assert_eq!(l.offset_of(&[1, 2]).unwrap(), 4);
+        assert_eq!(l.offset_range(), Some((0, 7)));
+        assert_eq!(l.storage_len_needed(), 8);
+        assert!(l.fits_in(8));
+        assert!(!l.fits_in(7));
+        assert!(matches!(l.offset_of(&[0]), Err(Error::IndexRank { .. })));
+        assert!(matches!(
+            l.offset_of(&[0, 3]),
+            Err(Error::IndexOutOfRange { dim: 1, index: 3, size: 3, .. })
+        ));
+    }
+}

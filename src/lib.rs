@@ -1,0 +1,5 @@
+//! stridex
+pub mod error;
+pub mod layout;
+pub use error::{Error, Result};
+pub use layout::{broadcast_shapes, Layout};
