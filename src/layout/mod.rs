@@ -355,7 +355,7 @@ impl Layout {
     ///
     /// ```
     /// use stridex::Layout;
-    /// assert_eq!(Layout::new(&[2, 2], &[1, 4], 3)?.storage_len_needed(), 8);
+    /// assert_eq!(Layout::new(&[2, 2], &[1, 4], 3)?.storage_len_needed(), 9);
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn storage_len_needed(&self) -> usize {

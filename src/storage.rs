@@ -1,0 +1,316 @@
+//! Aligned element buffers shared by views.
+//!
+//! A [`Storage<T>`] owns one heap buffer of `len` elements. Tensors hold it behind an `Arc`, so
+//! any number of views share it; each view is a [`Layout`](crate::Layout) saying which elements
+//! it sees:
+//!
+//! ```text
+//!            Arc<Storage<f32>>  (len 12, first element 64-byte aligned)
+//!            +----+----+----+----+----+----+----+----+----+----+----+----+
+//!            |  0 |  1 |  2 |  3 |  4 |  5 |  6 |  7 |  8 |  9 | 10 | 11 |
+//!            +----+----+----+----+----+----+----+----+----+----+----+----+
+//!  a          shape [3, 4]  strides [4, 1]   offset 0   (rows of 4)
+//!  a.t()      shape [4, 3]  strides [1, 4]   offset 0   (same bytes, columns first)
+//!  a.narrow(1, 1, 2)
+//!             shape [3, 2]  strides [4, 1]   offset 1   (elements 1,2 / 5,6 / 9,10)
+//!  a.flip(0)  shape [3, 4]  strides [-4, 1]  offset 8   (rows 8.., 4.., 0..)
+//! ```
+//!
+//! # Invariants
+//!
+//! 1. `ptr` is aligned to [`Storage::ALIGN`] (64 bytes, one cache line), also when `len == 0`
+//!    (then it is dangling and never dereferenced).
+//! 2. `ptr` points to an allocation of at least `len * size_of::<T>()` bytes made by
+//!    [`allocate`], freed only by `Drop` with the same byte count, which recomputes the same
+//!    allocation layout.
+//! 3. Every one of the `len` elements is initialized once the `Storage` exists. Fresh memory is
+//!    handed out as an [`UninitStorage`], which only becomes a `Storage` through the `unsafe`
+//!    [`UninitStorage::assume_init`] once a kernel has written every element; nothing zero-fills
+//!    it first.
+//! 4. The contents are never mutated while shared: writes go through `&mut Storage` (unique).
+//!
+//! # Allocation policy
+//!
+//! All memory comes from one function, [`allocate`]. Buffers of at least 2 MiB are aligned to
+//! 2 MiB, rounded up to whole 2 MiB pages and, on Linux, advised for transparent huge pages
+//! (`madvise(MADV_HUGEPAGE)`): a fresh 64 MiB buffer then costs 32 page faults instead of
+//! 16384, which is most of the time of a fresh copy. Smaller buffers are 64-byte aligned.
+
+use std::alloc::Layout as AllocLayout;
+use std::marker::PhantomData;
+use std::ptr::NonNull;
+
+use crate::element::Element;
+use crate::error::{Error, Result};
+
+/// Size and alignment from which buffers are placed on 2 MiB (huge page) boundaries.
+pub(crate) const HUGE_PAGE: usize = 2 << 20;
+
+/// The allocation layout for a buffer of `bytes > 0` bytes, or `None` if it overflows.
+fn alloc_layout(bytes: usize) -> Option<AllocLayout> {
+    let align = if bytes >= HUGE_PAGE { HUGE_PAGE } else { 64 };
+    let size = bytes.checked_next_multiple_of(align)?;
+    AllocLayout::from_size_align(size, align).ok()
+}
+
+/// The one place stridex allocates element memory. Returns uninitialized memory of at least
+/// `bytes` bytes, aligned to 64 (2 MiB for large buffers); a dangling, 64-aligned pointer for 0.
+fn allocate(bytes: usize) -> Result<NonNull<u8>> {
+    if bytes == 0 {
+        return Ok(dangling());
+    }
+    let layout = alloc_layout(bytes).ok_or(Error::Alloc { bytes })?;
+    // SAFETY: `layout` has non-zero size (bytes > 0), as `alloc` requires.
+    let ptr = NonNull::new(unsafe { std::alloc::alloc(layout) }).ok_or(Error::Alloc { bytes })?;
+    #[cfg(target_os = "linux")]
+    if layout.align() == HUGE_PAGE {
+        // SAFETY: the range is the allocation just made, page aligned (2 MiB) and of its full
+        // size. madvise only changes how the kernel backs the pages, never their contents; its
+        // failure (THP disabled or unsupported) is harmless, so the result is ignored.
+        unsafe {
+            libc::madvise(ptr.as_ptr().cast(), layout.size(), libc::MADV_HUGEPAGE);
+        }
+    }
+    Ok(ptr)
+}
+
+/// A non-null pointer aligned to 64 bytes that points to no allocation.
+fn dangling() -> NonNull<u8> {
+    NonNull::new(std::ptr::without_provenance_mut(64)).expect("64 is not null")
+}
+
+/// Frees memory from [`allocate`].
+///
+/// # Safety
+/// `ptr` must come from `allocate(bytes)` with the same `bytes`, and not be freed before.
+unsafe fn deallocate(ptr: NonNull<u8>, bytes: usize) {
+    if bytes == 0 {
+        return;
+    }
+    let layout = alloc_layout(bytes).expect("the same layout was valid at allocation");
+    // SAFETY: by the caller's contract `ptr` was allocated with exactly this layout (the layout
+    // is a pure function of `bytes`) and is freed once.
+    unsafe { std::alloc::dealloc(ptr.as_ptr(), layout) }
+}
+
+fn bytes_for<T>(len: usize) -> Result<usize> {
+    len.checked_mul(std::mem::size_of::<T>())
+        .filter(|&b| b <= isize::MAX as usize)
+        .ok_or(Error::Alloc { bytes: usize::MAX })
+}
+
+/// An owned buffer of `len` elements whose first element is 64-byte aligned.
+///
+/// Tensors share it through an `Arc`; see the [module docs](self) for the picture and the
+/// invariants.
+///
+/// ```
+/// use stridex::Storage;
+/// let s = Storage::from_slice(&[1u8, 2, 3])?;
+/// assert_eq!(s.as_ptr() as usize % Storage::<u8>::ALIGN, 0);
+/// assert_eq!(s.as_slice(), &[1, 2, 3]);
+/// # Ok::<(), stridex::Error>(())
+/// ```
+pub struct Storage<T: Element> {
+    ptr: NonNull<T>,
+    len: usize,
+    _owns: PhantomData<T>,
+}
+
+// SAFETY: a Storage owns its buffer exclusively (no interior mutability, invariant 4), and T is
+// Send + Sync (Element requires it), so moving or sharing it across threads is as safe as for
+// a Vec<T>.
+unsafe impl<T: Element> Send for Storage<T> {}
+// SAFETY: see `Send`; shared access is read-only.
+unsafe impl<T: Element> Sync for Storage<T> {}
+
+impl<T: Element> Storage<T> {
+    /// Alignment of the first element, in bytes: one cache line.
+    pub const ALIGN: usize = 64;
+
+    /// Fresh, uninitialized memory for `len` elements, to be filled by a kernel.
+    pub(crate) fn uninit(len: usize) -> Result<UninitStorage<T>> {
+        let bytes = bytes_for::<T>(len)?;
+        let ptr = allocate(bytes)?.cast::<T>();
+        Ok(UninitStorage { ptr, len, _owns: PhantomData })
+    }
+
+    /// A storage holding a copy of `data`.
+    ///
+    /// # Errors
+    /// [`Error::Alloc`] if the memory cannot be allocated.
+    ///
+    /// ```
+    /// let s = stridex::Storage::from_slice(&[1.0f32, 2.0])?;
+    /// assert_eq!(s.len(), 2);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn from_slice(data: &[T]) -> Result<Self> {
+        let mut fresh = Self::uninit(data.len())?;
+        // SAFETY: `fresh` has room for `data.len()` elements (invariant 2) and is a new
+        // allocation, so it cannot overlap `data`.
+        unsafe {
+            std::ptr::copy_nonoverlapping(data.as_ptr(), fresh.as_mut_ptr(), data.len());
+        }
+        // SAFETY: all `len` elements were just written.
+        Ok(unsafe { fresh.assume_init() })
+    }
+
+    /// A storage of `len` copies of `value`.
+    ///
+    /// # Errors
+    /// [`Error::Alloc`] if the memory cannot be allocated or `len` elements overflow `isize`.
+    ///
+    /// ```
+    /// let s = stridex::Storage::full(3, 7i32)?;
+    /// assert_eq!(s.as_slice(), &[7, 7, 7]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn full(len: usize, value: T) -> Result<Self> {
+        let mut fresh = Self::uninit(len)?;
+        let p = fresh.as_mut_ptr();
+        for i in 0..len {
+            // SAFETY: i < len, inside the allocation (invariant 2); T is Copy (Pod), so a plain
+            // write into uninitialized memory is fine.
+            unsafe { p.add(i).write(value) };
+        }
+        // SAFETY: all `len` elements were just written.
+        Ok(unsafe { fresh.assume_init() })
+    }
+
+    /// Number of elements.
+    ///
+    /// ```
+    /// assert_eq!(stridex::Storage::full(4, 0u8)?.len(), 4);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the storage holds no elements.
+    ///
+    /// ```
+    /// assert!(stridex::Storage::<f32>::from_slice(&[])?.is_empty());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Pointer to the first element (64-byte aligned).
+    ///
+    /// ```
+    /// let s = stridex::Storage::full(3, 1.5f64)?;
+    /// assert_eq!(s.as_ptr() as usize % 64, 0);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn as_ptr(&self) -> *const T {
+        self.ptr.as_ptr()
+    }
+
+    /// Mutable pointer to the first element; `&mut self` proves no view reads concurrently.
+    pub(crate) fn as_mut_ptr(&mut self) -> *mut T {
+        self.ptr.as_ptr()
+    }
+
+    /// All elements, in storage order.
+    ///
+    /// ```
+    /// let s = stridex::Storage::from_slice(&[3u16, 4])?;
+    /// assert_eq!(s.as_slice()[1], 4);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn as_slice(&self) -> &[T] {
+        // SAFETY: invariants 1-3: aligned, allocated for `len` elements, all initialized;
+        // invariant 4: no one writes while this shared borrow lives.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl<T: Element> Drop for Storage<T> {
+    fn drop(&mut self) {
+        // SAFETY: invariant 2: allocated by `allocate` for this byte count (which cannot
+        // overflow: it was computed the same way at allocation), freed only here.
+        unsafe { deallocate(self.ptr.cast(), self.len * std::mem::size_of::<T>()) }
+    }
+}
+
+impl<T: Element> std::fmt::Debug for Storage<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Storage")
+            .field("dtype", &T::DTYPE)
+            .field("len", &self.len)
+            .field("ptr", &self.ptr)
+            .finish()
+    }
+}
+
+/// Fresh memory for `len` elements that a kernel must fill before it becomes a [`Storage`].
+pub(crate) struct UninitStorage<T: Element> {
+    ptr: NonNull<T>,
+    len: usize,
+    _owns: PhantomData<T>,
+}
+
+impl<T: Element> UninitStorage<T> {
+    /// Where to write element 0; elements `0..len` may be written.
+    pub(crate) fn as_mut_ptr(&mut self) -> *mut T {
+        self.ptr.as_ptr()
+    }
+
+    /// The storage, now that it is filled.
+    ///
+    /// # Safety
+    /// Every one of the `len` elements must have been written.
+    pub(crate) unsafe fn assume_init(self) -> Storage<T> {
+        let this = std::mem::ManuallyDrop::new(self);
+        Storage { ptr: this.ptr, len: this.len, _owns: PhantomData }
+    }
+}
+
+impl<T: Element> Drop for UninitStorage<T> {
+    fn drop(&mut self) {
+        // SAFETY: allocated by `allocate` for this byte count in `Storage::uninit`; dropped
+        // only when `assume_init` did not take ownership.
+        unsafe { deallocate(self.ptr.cast(), self.len * std::mem::size_of::<T>()) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn aligned<T: Element>(len: usize) {
+        let s = Storage::<T>::full(len, T::zeroed()).unwrap();
+        assert_eq!(s.as_ptr() as usize % Storage::<T>::ALIGN, 0, "{} x {len}", T::DTYPE);
+        assert_eq!(s.len(), len);
+    }
+
+    #[test]
+    fn every_fresh_storage_is_64_aligned() {
+        for len in (0..=130).chain([4095, 4096, 1 << 20, (1 << 21) + 3]) {
+            aligned::<u8>(len);
+            aligned::<i16>(len);
+            aligned::<half::f16>(len);
+            aligned::<half::bf16>(len);
+            aligned::<f32>(len);
+            aligned::<u32>(len);
+            aligned::<f64>(len);
+            aligned::<i64>(len);
+        }
+    }
+
+    #[test]
+    fn size_overflow_is_an_error() {
+        assert!(matches!(Storage::<f64>::uninit(usize::MAX / 4), Err(Error::Alloc { .. })));
+        assert!(matches!(Storage::<u8>::uninit(usize::MAX), Err(Error::Alloc { .. })));
+    }
+
+    #[test]
+    fn large_buffers_sit_on_huge_page_boundaries() {
+        let s = Storage::<f32>::full(HUGE_PAGE, 1.0).unwrap();
+        assert_eq!(s.as_ptr() as usize % HUGE_PAGE, 0);
+        assert!(s.as_slice().iter().all(|&x| x == 1.0));
+    }
+}

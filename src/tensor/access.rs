@@ -1,0 +1,110 @@
+//! Reading elements: `get`, row-major iteration, `to_vec`.
+
+use std::iter::FusedIterator;
+
+use super::Tensor;
+use crate::element::Element;
+use crate::error::Result;
+use crate::kernels::copy;
+
+impl<T: Element> Tensor<T> {
+    /// The element at multi-index `index`.
+    ///
+    /// # Errors
+    /// [`Error::IndexRank`](crate::Error::IndexRank) or
+    /// [`Error::IndexOutOfRange`](crate::Error::IndexOutOfRange).
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;
+    /// assert_eq!(a.t()?.get(&[2, 1])?, 5);
+    /// assert!(a.get(&[2, 0]).is_err());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn get(&self, index: &[usize]) -> Result<T> {
+        let off = self.layout.offset_of(index)?;
+        // In bounds by the tensor invariant; a plain indexed read.
+        Ok(self.storage.as_slice()[off])
+    }
+
+    /// The elements in logical row-major order (last index fastest), whatever the strides.
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;
+    /// let v: Vec<i32> = a.t()?.iter().collect();
+    /// assert_eq!(v, vec![0, 3, 1, 4, 2, 5]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn iter(&self) -> Iter<'_, T> {
+        Iter {
+            data: self.storage.as_slice(),
+            shape: self.shape(),
+            strides: self.strides(),
+            index: vec![0; self.ndim()],
+            offset: self.offset() as isize,
+            remaining: self.numel(),
+        }
+    }
+
+    /// The elements in row-major order, copied into a `Vec` by the copy kernel.
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec((0..4).collect::<Vec<u8>>(), &[2, 2])?;
+    /// assert_eq!(a.flip(0)?.to_vec(), vec![2, 3, 0, 1]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn to_vec(&self) -> Vec<T> {
+        copy::to_vec(&self.storage, &self.layout)
+    }
+}
+
+/// Row-major iterator over a tensor's elements; see [`Tensor::iter`].
+#[derive(Debug, Clone)]
+pub struct Iter<'a, T> {
+    data: &'a [T],
+    shape: &'a [usize],
+    strides: &'a [isize],
+    index: Vec<usize>,
+    offset: isize,
+    remaining: usize,
+}
+
+impl<T: Copy> Iterator for Iter<'_, T> {
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        if self.remaining == 0 {
+            return None;
+        }
+        // An addressed offset: in bounds by the tensor invariant (and checked by indexing).
+        let value = self.data[self.offset as usize];
+        self.remaining -= 1;
+        if self.remaining > 0 {
+            for d in (0..self.shape.len()).rev() {
+                self.index[d] += 1;
+                self.offset += self.strides[d];
+                if self.index[d] < self.shape[d] {
+                    break;
+                }
+                self.offset -= self.shape[d] as isize * self.strides[d];
+                self.index[d] = 0;
+            }
+        }
+        Some(value)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl<T: Copy> ExactSizeIterator for Iter<'_, T> {}
+impl<T: Copy> FusedIterator for Iter<'_, T> {}
+
+impl<'a, T: Element> IntoIterator for &'a Tensor<T> {
+    type Item = T;
+    type IntoIter = Iter<'a, T>;
+
+    fn into_iter(self) -> Iter<'a, T> {
+        self.iter()
+    }
+}

@@ -1,0 +1,389 @@
+//! `Tensor<T>`: a shared [`Storage`] plus a [`Layout`].
+//!
+//! The tensor adds no layout logic of its own: view ops delegate to `Layout` and wrap the result
+//! around the same storage ([`views`]), element access walks the layout ([`access`]), and copies
+//! go through the copy kernel.
+//!
+//! # Invariant
+//!
+//! `layout.fits_in(storage.len())`: every element the layout addresses is inside the storage.
+//! Constructors establish it; view ops keep it because they address a subset of the offsets
+//! their input addressed (except `as_strided`, which checks it again). The kernels' `unsafe`
+//! relies on it.
+
+mod access;
+mod fmt;
+mod views;
+
+pub use access::Iter;
+
+use std::sync::Arc;
+
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::kernels::copy;
+use crate::layout::{checked_numel, Layout};
+use crate::storage::Storage;
+
+/// A strided view of a shared, 64-byte aligned buffer of `T`.
+///
+/// Cloning a tensor is cheap: it clones an `Arc` and the small layout, never the data. Every
+/// view op (`transpose`, `narrow`, `slice`, `expand`, `flip`, ...) returns a new tensor sharing
+/// the same storage; only [`contiguous`](Tensor::contiguous) (when needed),
+/// [`reshape`](Tensor::reshape) (when a view is impossible) and [`to_vec`](Tensor::to_vec) copy.
+///
+/// ```
+/// use stridex::Tensor;
+/// let a = Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;
+/// let t = a.t()?;
+/// assert!(t.shares_storage(&a) && !t.is_contiguous());
+/// assert_eq!(t.to_vec(), vec![0, 3, 1, 4, 2, 5]);
+/// # Ok::<(), stridex::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Tensor<T: Element> {
+    storage: Arc<Storage<T>>,
+    layout: Layout,
+}
+
+impl<T: Element> Tensor<T> {
+    /// Wraps a layout that is known to fit `storage` (the tensor invariant).
+    fn from_parts(storage: Arc<Storage<T>>, layout: Layout) -> Tensor<T> {
+        debug_assert!(layout.fits_in(storage.len()));
+        Tensor { storage, layout }
+    }
+
+    /// A row-major tensor owning `data`, which is copied once into 64-byte aligned storage.
+    ///
+    /// # Errors
+    /// [`Error::NumelMismatch`] if `data.len()` is not the product of `shape`.
+    ///
+    /// ```
+    /// let t = stridex::Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
+    /// assert_eq!(t.get(&[1, 0])?, 3.0);
+    /// assert!(stridex::Tensor::from_vec(vec![1.0f32; 3], &[2, 2]).is_err());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn from_vec(data: Vec<T>, shape: &[usize]) -> Result<Tensor<T>> {
+        Self::from_slice(&data, shape)
+    }
+
+    /// A row-major tensor holding a copy of `data`.
+    ///
+    /// # Errors
+    /// [`Error::NumelMismatch`] if `data.len()` is not the product of `shape`.
+    ///
+    /// ```
+    /// let t = stridex::Tensor::from_slice(&[1u8, 2, 3], &[3])?;
+    /// assert_eq!(t.to_vec(), vec![1, 2, 3]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn from_slice(data: &[T], shape: &[usize]) -> Result<Tensor<T>> {
+        let layout = Self::row_major("from_slice", shape, data.len())?;
+        Ok(Self::from_parts(Arc::new(Storage::from_slice(data)?), layout))
+    }
+
+    /// A row-major layout for `shape` after checking that it holds exactly `have` elements.
+    fn row_major(op: &'static str, shape: &[usize], have: usize) -> Result<Layout> {
+        let need = checked_numel(shape);
+        if need != Some(have) {
+            return Err(Error::NumelMismatch { op, have, shape: shape.to_vec(), need });
+        }
+        Layout::contiguous(shape)
+    }
+
+    /// A row-major tensor of `shape` filled with `value`.
+    ///
+    /// # Errors
+    /// [`Error::Overflow`] if the element count overflows, [`Error::Alloc`] if the memory cannot
+    /// be allocated.
+    ///
+    /// ```
+    /// let t = stridex::Tensor::full(&[2, 3], 7i64)?;
+    /// assert_eq!(t.to_vec(), vec![7; 6]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn full(shape: &[usize], value: T) -> Result<Tensor<T>> {
+        let layout = Layout::contiguous(shape)?;
+        let storage = Storage::full(layout.numel(), value)?;
+        Ok(Self::from_parts(Arc::new(storage), layout))
+    }
+
+    /// A row-major tensor of `shape` filled with zeros (all-zero bytes).
+    ///
+    /// # Errors
+    /// As [`Tensor::full`].
+    ///
+    /// ```
+    /// let t = stridex::Tensor::<half::bf16>::zeros(&[2, 2])?;
+    /// assert_eq!(t.get(&[1, 1])?, half::bf16::ZERO);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn zeros(shape: &[usize]) -> Result<Tensor<T>> {
+        Self::full(shape, T::zeroed())
+    }
+
+    /// A zero-filled tensor with the given strides (offset 0), on a storage just large enough for
+    /// them, like PyTorch's `empty_strided` (stridex never exposes uninitialized memory, so the
+    /// storage is zeroed).
+    ///
+    /// # Errors
+    /// As [`Layout::new`]; [`Error::Alloc`].
+    ///
+    /// ```
+    /// let t = stridex::Tensor::<f32>::empty_strided(&[2, 3], &[1, 2])?;
+    /// assert_eq!(t.storage().len(), 6);
+    /// assert!(!t.is_contiguous());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn empty_strided(shape: &[usize], strides: &[isize]) -> Result<Tensor<T>> {
+        let layout = Layout::checked("empty_strided", shape.to_vec(), strides.to_vec(), 0)?;
+        let storage = Storage::full(layout.storage_len_needed(), T::zeroed())?;
+        Ok(Self::from_parts(Arc::new(storage), layout))
+    }
+
+    /// A tensor viewing `storage` through `layout`, checked against the storage length.
+    ///
+    /// # Errors
+    /// [`Error::OutOfBounds`] naming the highest offset the layout needs and the storage length.
+    ///
+    /// ```
+    /// use stridex::{Layout, Storage, Tensor};
+    /// let s = Storage::from_slice(&[1, 2, 3, 4, 5, 6])?;
+    /// let t = Tensor::from_storage(s, Layout::new(&[3, 2], &[1, 3], 0)?)?;
+    /// assert_eq!(t.to_vec(), vec![1, 4, 2, 5, 3, 6]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn from_storage(storage: impl Into<Arc<Storage<T>>>, layout: Layout) -> Result<Tensor<T>> {
+        let storage = storage.into();
+        Self::check_fits("from_storage", &layout, storage.len())?;
+        Ok(Self::from_parts(storage, layout))
+    }
+
+    fn check_fits(op: &'static str, layout: &Layout, storage_len: usize) -> Result<()> {
+        match layout.offset_range() {
+            Some((_, hi)) if hi >= storage_len => Err(Error::OutOfBounds {
+                op,
+                offset: hi,
+                storage_len,
+                shape: layout.shape().to_vec(),
+                strides: layout.strides().to_vec(),
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// The size of each dim.
+    ///
+    /// ```
+    /// assert_eq!(stridex::Tensor::<f32>::zeros(&[2, 3])?.shape(), &[2, 3]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn shape(&self) -> &[usize] {
+        self.layout.shape()
+    }
+
+    /// The stride of each dim, in elements.
+    ///
+    /// ```
+    /// assert_eq!(stridex::Tensor::<f32>::zeros(&[2, 3])?.t()?.strides(), &[1, 3]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn strides(&self) -> &[isize] {
+        self.layout.strides()
+    }
+
+    /// Storage offset of the first element, in elements.
+    ///
+    /// ```
+    /// assert_eq!(stridex::Tensor::<f32>::zeros(&[4])?.narrow(0, 1, 2)?.offset(), 1);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn offset(&self) -> usize {
+        self.layout.offset()
+    }
+
+    /// Number of dims.
+    ///
+    /// ```
+    /// assert_eq!(stridex::Tensor::<f32>::zeros(&[2, 3])?.ndim(), 2);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn ndim(&self) -> usize {
+        self.layout.ndim()
+    }
+
+    /// Number of elements.
+    ///
+    /// ```
+    /// assert_eq!(stridex::Tensor::<f32>::zeros(&[2, 3])?.numel(), 6);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn numel(&self) -> usize {
+        self.layout.numel()
+    }
+
+    /// The layout (shape, strides, offset).
+    ///
+    /// ```
+    /// let t = stridex::Tensor::<f32>::zeros(&[2, 3])?;
+    /// assert!(t.layout().is_contiguous());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn layout(&self) -> &Layout {
+        &self.layout
+    }
+
+    /// The shared storage.
+    ///
+    /// ```
+    /// let t = stridex::Tensor::<f32>::zeros(&[2, 3])?.narrow(1, 0, 1)?;
+    /// assert_eq!(t.storage().len(), 6);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn storage(&self) -> &Arc<Storage<T>> {
+        &self.storage
+    }
+
+    /// Whether the layout is row-major contiguous (see [`Layout::is_contiguous`]).
+    ///
+    /// ```
+    /// let t = stridex::Tensor::<f32>::zeros(&[2, 3])?;
+    /// assert!(t.is_contiguous() && !t.t()?.is_contiguous());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn is_contiguous(&self) -> bool {
+        self.layout.is_contiguous()
+    }
+
+    /// Address of the element at the layout's offset (element `[0, 0, ..]` when non-empty).
+    /// For an empty tensor the pointer may lie past the storage and must not be dereferenced.
+    ///
+    /// ```
+    /// let t = stridex::Tensor::from_slice(&[1u16, 2, 3], &[3])?;
+    /// let n = t.narrow(0, 1, 2)?;
+    /// assert_eq!(n.data_ptr(), t.data_ptr().wrapping_add(1));
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn data_ptr(&self) -> *const T {
+        self.storage.as_ptr().wrapping_add(self.layout.offset())
+    }
+
+    /// Whether both tensors view the same storage allocation.
+    ///
+    /// ```
+    /// let a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
+    /// let b = stridex::Tensor::<f32>::zeros(&[2, 3])?;
+    /// assert!(a.t()?.shares_storage(&a) && !a.shares_storage(&b));
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn shares_storage(&self, other: &Tensor<T>) -> bool {
+        Arc::ptr_eq(&self.storage, &other.storage)
+    }
+
+    /// This tensor's data in row-major order: the tensor itself (same storage, no copy) if it
+    /// is already contiguous, otherwise one blocked copy into a fresh, 64-byte aligned storage
+    /// with row-major strides and offset 0.
+    ///
+    /// # Panics
+    /// Only if the allocator cannot provide memory for the copy (as `Vec` does); use
+    /// [`Tensor::try_contiguous`] to get an `Err` instead.
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec((0..6).collect::<Vec<u8>>(), &[2, 3])?;
+    /// assert!(a.contiguous().shares_storage(&a));
+    /// let c = a.t()?.contiguous();
+    /// assert!(c.is_contiguous() && !c.shares_storage(&a));
+    /// assert_eq!(c.storage().as_slice(), &[0, 3, 1, 4, 2, 5]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn contiguous(&self) -> Tensor<T> {
+        self.try_contiguous()
+            .unwrap_or_else(|e| panic!("contiguous: {e}"))
+    }
+
+    /// [`Tensor::contiguous`] returning allocation failure as an `Err`.
+    ///
+    /// # Errors
+    /// [`Error::Alloc`] if the copy's memory cannot be allocated.
+    ///
+    /// ```
+    /// let a = stridex::Tensor::<f32>::zeros(&[3, 2])?;
+    /// assert!(a.t()?.try_contiguous()?.is_contiguous());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn try_contiguous(&self) -> Result<Tensor<T>> {
+        if self.is_contiguous() {
+            return Ok(self.clone());
+        }
+        let (storage, dst) = copy::to_fresh_storage(&self.storage, &self.layout)?;
+        Ok(Self::from_parts(Arc::new(storage), dst))
+    }
+}
+
+impl<T: Element + num_traits::Num + num_traits::NumCast> Tensor<T> {
+    /// The 1-dim tensor `start, start + step, ..` up to but excluding `end` (PyTorch/NumPy
+    /// `arange`), with `ceil((end - start) / step)` elements (none if that is negative).
+    ///
+    /// Values are computed as `start + i * step` in `f64` and converted to `T`.
+    ///
+    /// # Errors
+    /// [`Error::ZeroStep`] if `step` is zero; [`Error::Overflow`] if a bound is not finite or a
+    /// value does not fit in `T`.
+    ///
+    /// ```
+    /// use stridex::Tensor;
+    /// assert_eq!(Tensor::arange(0i32, 5, 2)?.to_vec(), vec![0, 2, 4]);
+    /// assert_eq!(Tensor::arange(1.0f32, 0.0, -0.25)?.to_vec(), vec![1.0, 0.75, 0.5, 0.25]);
+    /// assert_eq!(Tensor::arange(3u8, 3, 1)?.numel(), 0);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn arange(start: T, end: T, step: T) -> Result<Tensor<T>> {
+        if step.is_zero() {
+            return Err(Error::ZeroStep { op: "arange", dim: 0 });
+        }
+        let overflow = |n: usize| Error::Overflow { op: "arange", shape: vec![n], strides: vec![] };
+        let f = |v: T| v.to_f64().filter(|x| x.is_finite()).ok_or_else(|| overflow(0));
+        let (s, e, st) = (f(start)?, f(end)?, f(step)?);
+        let count = ((e - s) / st).ceil().max(0.0);
+        if count > isize::MAX as f64 {
+            return Err(overflow(usize::MAX));
+        }
+        let n = count as usize;
+        let data = (0..n)
+            .map(|i| T::from(s + i as f64 * st).ok_or_else(|| overflow(n)))
+            .collect::<Result<Vec<T>>>()?;
+        Self::from_vec(data, &[n])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assert_send_sync<X: Send + Sync>() {}
+
+    #[test]
+    fn tensors_are_send_and_sync() {
+        assert_send_sync::<Tensor<f32>>();
+        assert_send_sync::<Tensor<half::f16>>();
+        assert_send_sync::<Tensor<u8>>();
+    }
+
+    #[test]
+    fn from_storage_checks_bounds() {
+        let s = Arc::new(Storage::from_slice(&[0i32; 6]).unwrap());
+        let err = Tensor::from_storage(s.clone(), Layout::new(&[2, 3], &[3, 2], 1).unwrap());
+        assert_eq!(
+            err.unwrap_err(),
+            Error::OutOfBounds {
+                op: "from_storage",
+                offset: 8,
+                storage_len: 6,
+                shape: vec![2, 3],
+                strides: vec![3, 2],
+            }
+        );
+        assert!(Tensor::from_storage(s, Layout::new(&[0], &[1], 100).unwrap()).is_ok());
+    }
+}
