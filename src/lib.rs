@@ -1,13 +1,16 @@
 //! stridex
 pub mod element;
 pub mod error;
+mod iter;
 mod kernels;
 pub mod layout;
+pub mod scalar;
 pub mod storage;
 mod tensor;
 
 pub use element::{DType, Element};
 pub use error::{Error, Result};
 pub use layout::{broadcast_shapes, Layout};
+pub use scalar::Numeric;
 pub use storage::Storage;
 pub use tensor::{Iter, Tensor};

@@ -12,7 +12,11 @@
 //! relies on it.
 
 mod access;
+mod cast;
+mod compare;
 mod fmt;
+mod ops;
+mod reduce;
 mod views;
 
 pub use access::Iter;

@@ -1,0 +1,70 @@
+//! Converting element types.
+
+use num_traits::AsPrimitive;
+
+use super::Tensor;
+use crate::element::Element;
+use crate::error::Result;
+
+impl<T: Element> Tensor<T> {
+    /// A new tensor of element type `U` holding every element converted as Rust's `as` does:
+    /// integers wrap or sign-extend, floats to integers truncate and saturate (NaN becomes 0),
+    /// and `f16`/`bf16` convert through `f32` (`f64` directly), rounding to nearest.
+    ///
+    /// The result follows this tensor's layout like [`Tensor::map`].
+    ///
+    /// # Panics
+    /// Only if the result cannot be allocated (see [`Tensor::try_cast`]).
+    ///
+    /// ```
+    /// use half::bf16;
+    /// use stridex::Tensor;
+    /// let a = Tensor::from_vec(vec![1.75f32, -3.5, 300.0], &[3])?;
+    /// assert_eq!(a.cast::<i32>().to_vec(), vec![1, -3, 300]);
+    /// assert_eq!(a.cast::<u8>().to_vec(), vec![1, 0, 255]);
+    /// assert_eq!(a.cast::<bf16>().to_vec()[1], bf16::from_f32(-3.5));
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn cast<U: Element>(&self) -> Tensor<U>
+    where
+        T: AsPrimitive<U>,
+    {
+        self.map(|x| x.as_())
+    }
+
+    /// [`Tensor::cast`] returning allocation failure as an `Err`.
+    ///
+    /// # Errors
+    /// [`Error::Alloc`](crate::Error::Alloc) if the result cannot be allocated.
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![-1i8], &[1])?;
+    /// assert_eq!(a.try_cast::<u16>()?.to_vec(), vec![65535]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn try_cast<U: Element>(&self) -> Result<Tensor<U>>
+    where
+        T: AsPrimitive<U>,
+    {
+        self.try_map(|x| x.as_())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use half::{bf16, f16};
+
+    #[test]
+    fn half_conversions() {
+        let a = Tensor::from_vec(vec![0.5f32, 65504.0, 1e6, -2.0], &[4]).unwrap();
+        let h = a.cast::<f16>();
+        assert_eq!(h.to_vec()[..2], [f16::from_f32(0.5), f16::MAX]);
+        assert_eq!(h.to_vec()[2], f16::INFINITY);
+        let b = h.cast::<bf16>().cast::<i16>();
+        assert_eq!(b.to_vec()[3], -2);
+        let back = Tensor::from_vec(vec![bf16::from_f32(1.5)], &[1]).unwrap().cast::<f64>();
+        assert_eq!(back.to_vec(), vec![1.5]);
+        assert_eq!(Tensor::from_vec(vec![f32::NAN], &[1]).unwrap().cast::<u32>().to_vec(), vec![0]);
+    }
+}
