@@ -29,13 +29,20 @@ fn main() -> Result<(), Error> {
     }
     let flat = at.reshape(&[12])?;
     show("a.t().reshape([12])", &flat);
-    println!("reshape shares storage: {} (it copied)", flat.shares_storage(&a));
+    println!(
+        "reshape shares storage: {} (it copied)",
+        flat.shares_storage(&a)
+    );
     println!("values: {:?}", flat.to_vec());
 
     println!("\n== 3. narrow after transpose stays a view");
     let n = at.narrow(0, 1, 2)?;
     show("a.t().narrow(0, 1, 2)", &n);
-    println!("shares storage: {}  values {:?}", n.shares_storage(&a), n.to_vec());
+    println!(
+        "shares storage: {}  values {:?}",
+        n.shares_storage(&a),
+        n.to_vec()
+    );
 
     println!("\n== 4. as_strided: sliding windows without copying, and a bounds error");
     let signal = Tensor::arange(0i32, 8, 1)?;
@@ -47,14 +54,20 @@ fn main() -> Result<(), Error> {
         Err(e) => println!("as_strided past the end -> Err: {e}"),
     }
     let unfolded = signal.unfold(0, 3, 1)?;
-    println!("unfold(0, 3, 1) gives the same windows: {}", unfolded.to_vec() == windows.to_vec());
+    println!(
+        "unfold(0, 3, 1) gives the same windows: {}",
+        unfolded.to_vec() == windows.to_vec()
+    );
 
     println!("\n== 5. contiguous() on a contiguous tensor shares its storage");
     let c = a.contiguous();
     println!("a.contiguous() shares storage: {}", c.shares_storage(&a));
     let ct = at.contiguous();
     show("a.t().contiguous()", &ct);
-    println!("a.t().contiguous() shares storage: {}", ct.shares_storage(&a));
+    println!(
+        "a.t().contiguous() shares storage: {}",
+        ct.shares_storage(&a)
+    );
 
     println!("\n== 6. Fresh storage is 64-byte aligned");
     for len in [0usize, 1, 3, 1000, 1 << 20] {
@@ -64,7 +77,10 @@ fn main() -> Result<(), Error> {
             s.as_ptr() as usize % Storage::<u8>::ALIGN
         );
     }
-    println!("copy of a.t(): address % 64 = {}", ct.data_ptr() as usize % 64);
+    println!(
+        "copy of a.t(): address % 64 = {}",
+        ct.data_ptr() as usize % 64
+    );
 
     println!("\n== 7. flip is a zero-copy view with a negative stride");
     let f = a.flip(1)?;
