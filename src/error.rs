@@ -190,6 +190,32 @@ pub enum Error {
         /// The strides involved.
         strides: Vec<isize>,
     },
+    /// Two shapes that must be equal were not (copy source and destination).
+    ShapeMismatch {
+        /// The operation, e.g. `"copy_into"`.
+        op: &'static str,
+        /// The shape the operation needed.
+        expected: Vec<usize>,
+        /// The shape given.
+        got: Vec<usize>,
+    },
+    /// A write needs the destination's storage to itself, but other tensors share it.
+    SharedStorage {
+        /// The operation.
+        op: &'static str,
+        /// How many tensors (including the destination) hold the storage.
+        holders: usize,
+    },
+    /// A destination layout addresses some storage element more than once (e.g. an expanded,
+    /// stride-0 dim), so writing through it is ambiguous.
+    OverlappingDestination {
+        /// The operation.
+        op: &'static str,
+        /// The destination's shape.
+        shape: Vec<usize>,
+        /// The destination's strides.
+        strides: Vec<isize>,
+    },
     /// The allocator could not provide the memory.
     Alloc {
         /// Bytes requested.
@@ -331,6 +357,22 @@ impl fmt::Display for Error {
                 f,
                 "{op}: shape {} with strides {} addresses storage offset {offset}, but the storage \
                  holds {storage_len} elements",
+                Dims(shape),
+                Dims(strides)
+            ),
+            Error::ShapeMismatch { op, expected, got } => write!(
+                f,
+                "{op}: expected shape {}, got {}",
+                Dims(expected),
+                Dims(got)
+            ),
+            Error::SharedStorage { op, holders } => write!(
+                f,
+                "{op}: the destination's storage is shared by {holders} tensors; writing would                  change the others too; drop the other views or write into a fresh tensor"
+            ),
+            Error::OverlappingDestination { op, shape, strides } => write!(
+                f,
+                "{op}: destination shape {} with strides {} addresses some elements more than                  once; write into a contiguous tensor instead",
                 Dims(shape),
                 Dims(strides)
             ),

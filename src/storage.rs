@@ -132,7 +132,11 @@ impl<T: Element> Storage<T> {
     pub(crate) fn uninit(len: usize) -> Result<UninitStorage<T>> {
         let bytes = bytes_for::<T>(len)?;
         let ptr = allocate(bytes)?.cast::<T>();
-        Ok(UninitStorage { ptr, len, _owns: PhantomData })
+        Ok(UninitStorage {
+            ptr,
+            len,
+            _owns: PhantomData,
+        })
     }
 
     /// A storage holding a copy of `data`.
@@ -265,7 +269,11 @@ impl<T: Element> UninitStorage<T> {
     /// Every one of the `len` elements must have been written.
     pub(crate) unsafe fn assume_init(self) -> Storage<T> {
         let this = std::mem::ManuallyDrop::new(self);
-        Storage { ptr: this.ptr, len: this.len, _owns: PhantomData }
+        Storage {
+            ptr: this.ptr,
+            len: this.len,
+            _owns: PhantomData,
+        }
     }
 }
 
@@ -283,7 +291,12 @@ mod tests {
 
     fn aligned<T: Element>(len: usize) {
         let s = Storage::<T>::full(len, T::zeroed()).unwrap();
-        assert_eq!(s.as_ptr() as usize % Storage::<T>::ALIGN, 0, "{} x {len}", T::DTYPE);
+        assert_eq!(
+            s.as_ptr() as usize % Storage::<T>::ALIGN,
+            0,
+            "{} x {len}",
+            T::DTYPE
+        );
         assert_eq!(s.len(), len);
     }
 
@@ -303,8 +316,14 @@ mod tests {
 
     #[test]
     fn size_overflow_is_an_error() {
-        assert!(matches!(Storage::<f64>::uninit(usize::MAX / 4), Err(Error::Alloc { .. })));
-        assert!(matches!(Storage::<u8>::uninit(usize::MAX), Err(Error::Alloc { .. })));
+        assert!(matches!(
+            Storage::<f64>::uninit(usize::MAX / 4),
+            Err(Error::Alloc { .. })
+        ));
+        assert!(matches!(
+            Storage::<u8>::uninit(usize::MAX),
+            Err(Error::Alloc { .. })
+        ));
     }
 
     #[test]

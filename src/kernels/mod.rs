@@ -11,5 +11,6 @@ pub(crate) mod elementwise;
 pub(crate) mod parallel;
 pub(crate) mod reduce;
 pub(crate) mod reducers;
+pub(crate) mod transpose;
 pub(crate) mod unravel;
 pub(crate) mod walk;

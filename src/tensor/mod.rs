@@ -14,6 +14,7 @@
 mod access;
 mod cast;
 mod compare;
+mod copy;
 mod fmt;
 mod ops;
 mod reduce;
@@ -25,7 +26,6 @@ use std::sync::Arc;
 
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::kernels::copy;
 use crate::layout::{checked_numel, Layout};
 use crate::storage::Storage;
 
@@ -84,14 +84,22 @@ impl<T: Element> Tensor<T> {
     /// ```
     pub fn from_slice(data: &[T], shape: &[usize]) -> Result<Tensor<T>> {
         let layout = Self::row_major("from_slice", shape, data.len())?;
-        Ok(Self::from_parts(Arc::new(Storage::from_slice(data)?), layout))
+        Ok(Self::from_parts(
+            Arc::new(Storage::from_slice(data)?),
+            layout,
+        ))
     }
 
     /// A row-major layout for `shape` after checking that it holds exactly `have` elements.
     fn row_major(op: &'static str, shape: &[usize], have: usize) -> Result<Layout> {
         let need = checked_numel(shape);
         if need != Some(have) {
-            return Err(Error::NumelMismatch { op, have, shape: shape.to_vec(), need });
+            return Err(Error::NumelMismatch {
+                op,
+                have,
+                shape: shape.to_vec(),
+                need,
+            });
         }
         Layout::contiguous(shape)
     }
@@ -164,7 +172,7 @@ impl<T: Element> Tensor<T> {
         Ok(Self::from_parts(storage, layout))
     }
 
-    fn check_fits(op: &'static str, layout: &Layout, storage_len: usize) -> Result<()> {
+    pub(crate) fn check_fits(op: &'static str, layout: &Layout, storage_len: usize) -> Result<()> {
         match layout.offset_range() {
             Some((_, hi)) if hi >= storage_len => Err(Error::OutOfBounds {
                 op,
@@ -284,45 +292,6 @@ impl<T: Element> Tensor<T> {
     pub fn shares_storage(&self, other: &Tensor<T>) -> bool {
         Arc::ptr_eq(&self.storage, &other.storage)
     }
-
-    /// This tensor's data in row-major order: the tensor itself (same storage, no copy) if it
-    /// is already contiguous, otherwise one blocked copy into a fresh, 64-byte aligned storage
-    /// with row-major strides and offset 0.
-    ///
-    /// # Panics
-    /// Only if the allocator cannot provide memory for the copy (as `Vec` does); use
-    /// [`Tensor::try_contiguous`] to get an `Err` instead.
-    ///
-    /// ```
-    /// let a = stridex::Tensor::from_vec((0..6).collect::<Vec<u8>>(), &[2, 3])?;
-    /// assert!(a.contiguous().shares_storage(&a));
-    /// let c = a.t()?.contiguous();
-    /// assert!(c.is_contiguous() && !c.shares_storage(&a));
-    /// assert_eq!(c.storage().as_slice(), &[0, 3, 1, 4, 2, 5]);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    pub fn contiguous(&self) -> Tensor<T> {
-        self.try_contiguous()
-            .unwrap_or_else(|e| panic!("contiguous: {e}"))
-    }
-
-    /// [`Tensor::contiguous`] returning allocation failure as an `Err`.
-    ///
-    /// # Errors
-    /// [`Error::Alloc`] if the copy's memory cannot be allocated.
-    ///
-    /// ```
-    /// let a = stridex::Tensor::<f32>::zeros(&[3, 2])?;
-    /// assert!(a.t()?.try_contiguous()?.is_contiguous());
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    pub fn try_contiguous(&self) -> Result<Tensor<T>> {
-        if self.is_contiguous() {
-            return Ok(self.clone());
-        }
-        let (storage, dst) = copy::to_fresh_storage(&self.storage, &self.layout)?;
-        Ok(Self::from_parts(Arc::new(storage), dst))
-    }
 }
 
 impl<T: Element + num_traits::Num + num_traits::NumCast> Tensor<T> {
@@ -344,10 +313,21 @@ impl<T: Element + num_traits::Num + num_traits::NumCast> Tensor<T> {
     /// ```
     pub fn arange(start: T, end: T, step: T) -> Result<Tensor<T>> {
         if step.is_zero() {
-            return Err(Error::ZeroStep { op: "arange", dim: 0 });
+            return Err(Error::ZeroStep {
+                op: "arange",
+                dim: 0,
+            });
         }
-        let overflow = |n: usize| Error::Overflow { op: "arange", shape: vec![n], strides: vec![] };
-        let f = |v: T| v.to_f64().filter(|x| x.is_finite()).ok_or_else(|| overflow(0));
+        let overflow = |n: usize| Error::Overflow {
+            op: "arange",
+            shape: vec![n],
+            strides: vec![],
+        };
+        let f = |v: T| {
+            v.to_f64()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| overflow(0))
+        };
         let (s, e, st) = (f(start)?, f(end)?, f(step)?);
         let count = ((e - s) / st).ceil().max(0.0);
         if count > isize::MAX as f64 {

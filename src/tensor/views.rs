@@ -210,7 +210,12 @@ impl<T: Element> Tensor<T> {
     /// assert!(a.as_strided(&[4, 3], &[1, 1], 1).is_err());
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn as_strided(&self, shape: &[usize], strides: &[isize], offset: usize) -> Result<Tensor<T>> {
+    pub fn as_strided(
+        &self,
+        shape: &[usize],
+        strides: &[isize],
+        offset: usize,
+    ) -> Result<Tensor<T>> {
         let layout = self.layout.as_strided(shape, strides, offset)?;
         Self::check_fits("as_strided", &layout, self.storage.len())?;
         self.derive(layout)
