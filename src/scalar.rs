@@ -200,7 +200,10 @@ mod tests {
         assert_eq!(1.0f32.elem_div(0.0), Some(f32::INFINITY));
         assert!(f64::NAN.elem_min(0.0).is_nan());
         assert!(0.0f64.elem_max(f64::NAN).is_nan());
-        assert_eq!(f16::from_f32(2.0).elem_max(f16::from_f32(3.0)), f16::from_f32(3.0));
+        assert_eq!(
+            f16::from_f32(2.0).elem_max(f16::from_f32(3.0)),
+            f16::from_f32(3.0)
+        );
         assert_eq!(bf16::LOWEST, bf16::NEG_INFINITY);
         assert_eq!(f16::acc_mean(3.0, 2), f16::from_f32(1.5));
         // f16 accumulates in f32: 2048 + 1 is not representable in f16 but is in the sum.

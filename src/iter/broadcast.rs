@@ -12,7 +12,11 @@ use crate::layout::{broadcast_shapes, Layout};
 pub(crate) fn broadcast_all(layouts: &[&Layout]) -> Result<Vec<usize>> {
     let mut shape: Vec<usize> = Vec::new();
     for (i, l) in layouts.iter().enumerate() {
-        shape = if i == 0 { l.shape().to_vec() } else { broadcast_shapes(&shape, l.shape())? };
+        shape = if i == 0 {
+            l.shape().to_vec()
+        } else {
+            broadcast_shapes(&shape, l.shape())?
+        };
     }
     Ok(shape)
 }
@@ -30,7 +34,10 @@ pub(crate) fn broadcast_strides(layout: &Layout, shape: &[usize]) -> Vec<isize> 
     let mut strides = vec![0isize; shape.len()];
     for (d, (&size, &stride)) in layout.shape().iter().zip(layout.strides()).enumerate() {
         let target = shape[pad + d];
-        assert!(size == target || size == 1, "broadcast_strides: dim {d} does not broadcast");
+        assert!(
+            size == target || size == 1,
+            "broadcast_strides: dim {d} does not broadcast"
+        );
         strides[pad + d] = if size == target { stride } else { 0 };
     }
     strides
@@ -59,7 +66,11 @@ mod tests {
         let b = Layout::contiguous(&[4, 3]).unwrap();
         assert_eq!(
             broadcast_all(&[&a, &b]),
-            Err(Error::BroadcastMismatch { a: vec![2, 3], b: vec![4, 3], dim: 0 })
+            Err(Error::BroadcastMismatch {
+                a: vec![2, 3],
+                b: vec![4, 3],
+                dim: 0
+            })
         );
         let c = Layout::contiguous(&[5, 1, 1]).unwrap();
         assert_eq!(broadcast_all(&[&a, &c]).unwrap(), vec![5, 2, 3]);

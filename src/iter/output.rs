@@ -112,25 +112,37 @@ mod tests {
     #[test]
     fn follows_a_shared_dense_permutation() {
         // Transposed inputs: transposed result.
-        assert_eq!(output_strides(&[3, 4], &[vec![1, 3], vec![1, 3]]), vec![1, 3]);
+        assert_eq!(
+            output_strides(&[3, 4], &[vec![1, 3], vec![1, 3]]),
+            vec![1, 3]
+        );
         // Channels-last input plus a broadcast per-channel bias: channels-last result.
         let nhwc = vec![24, 1, 8, 2]; // shape [2, 2, 3, 4] stored as [2, 3, 4, 2]
         let bias = vec![0, 1, 0, 0];
         assert_eq!(output_strides(&[2, 2, 3, 4], &[nhwc.clone(), bias]), nhwc);
         // Size-1 dims take the stride of the dim after them.
-        assert_eq!(output_strides(&[3, 1, 4], &[vec![1, 77, 3]]), vec![1, 12, 3]);
+        assert_eq!(
+            output_strides(&[3, 1, 4], &[vec![1, 77, 3]]),
+            vec![1, 12, 3]
+        );
     }
 
     #[test]
     fn falls_back_to_row_major() {
         // Different permutations.
-        assert_eq!(output_strides(&[3, 4], &[vec![4, 1], vec![1, 3]]), vec![4, 1]);
+        assert_eq!(
+            output_strides(&[3, 4], &[vec![4, 1], vec![1, 3]]),
+            vec![4, 1]
+        );
         // A gap (narrowed input).
         assert_eq!(output_strides(&[3, 4], &[vec![1, 6]]), vec![4, 1]);
         // A flipped input.
         assert_eq!(output_strides(&[3, 4], &[vec![-4, 1]]), vec![4, 1]);
         // Only broadcast inputs.
-        assert_eq!(output_strides(&[3, 4], &[vec![0, 1], vec![1, 0]]), vec![4, 1]);
+        assert_eq!(
+            output_strides(&[3, 4], &[vec![0, 1], vec![1, 0]]),
+            vec![4, 1]
+        );
         // Empty.
         assert_eq!(output_strides(&[0, 4], &[vec![1, 0]]), vec![4, 1]);
         // 0-dim.
@@ -139,10 +151,16 @@ mod tests {
 
     #[test]
     fn reductions_keep_the_input_order() {
-        let t = Layout::contiguous(&[4, 3, 2]).unwrap().permute(&[2, 1, 0]).unwrap();
+        let t = Layout::contiguous(&[4, 3, 2])
+            .unwrap()
+            .permute(&[2, 1, 0])
+            .unwrap();
         // Shape [2, 3, 4], strides [1, 2, 6]; reducing dim 1 keeps dims 0 and 2.
         assert_eq!(reduction_strides(&[2, 1, 4], &t), vec![1, 8, 2]);
-        let narrowed = Layout::contiguous(&[4, 6]).unwrap().narrow(1, 0, 3).unwrap();
+        let narrowed = Layout::contiguous(&[4, 6])
+            .unwrap()
+            .narrow(1, 0, 3)
+            .unwrap();
         assert_eq!(reduction_strides(&[4, 1], &narrowed), vec![1, 1]);
     }
 }

@@ -81,7 +81,12 @@ impl Plan {
             }
         }
         let tile = choose_tile(&loop_shape, &loop_strides, elem_sizes);
-        Plan { shape: loop_shape, strides: loop_strides, offsets, tile }
+        Plan {
+            shape: loop_shape,
+            strides: loop_strides,
+            offsets,
+            tile,
+        }
     }
 
     /// Number of loop iterations (elements of the output).
@@ -143,13 +148,21 @@ fn choose_tile(shape: &[usize], strides: &[Vec<isize>], elem_sizes: &[usize]) ->
     };
     let dims: Vec<Option<usize>> = strides.iter().map(best_dim).collect();
     let dim = dims.iter().skip(1).flatten().next().copied()?;
-    let staged: Vec<bool> = dims.iter().enumerate().map(|(k, d)| k > 0 && *d == Some(dim)).collect();
+    let staged: Vec<bool> = dims
+        .iter()
+        .enumerate()
+        .map(|(k, d)| k > 0 && *d == Some(dim))
+        .collect();
     let narrowest = (0..strides.len())
         .filter(|&k| staged[k])
         .map(|k| elem_sizes[k])
         .min()
         .unwrap_or(1);
-    Some(Tile { dim, rows: (TILE_J_BYTES / narrowest.max(1)).max(1), staged })
+    Some(Tile {
+        dim,
+        rows: (TILE_J_BYTES / narrowest.max(1)).max(1),
+        staged,
+    })
 }
 
 #[cfg(test)]
@@ -165,7 +178,10 @@ mod tests {
     #[test]
     fn contiguous_operands_become_one_loop() {
         let p = plan(&[4, 5, 6], &[&[30, 6, 1], &[30, 6, 1], &[30, 6, 1]]);
-        assert_eq!((p.shape.clone(), p.strides.clone()), (vec![120], vec![vec![1]; 3]));
+        assert_eq!(
+            (p.shape.clone(), p.strides.clone()),
+            (vec![120], vec![vec![1]; 3])
+        );
         assert_eq!(p.tile, None);
         // A transposed output with transposed inputs: still one loop.
         let p = plan(&[4, 6], &[&[1, 4], &[1, 4]]);
@@ -194,7 +210,10 @@ mod tests {
     #[test]
     fn zero_dim_and_empty() {
         let p = plan(&[], &[&[], &[]]);
-        assert_eq!((p.shape.clone(), p.strides.clone()), (vec![1], vec![vec![0], vec![0]]));
+        assert_eq!(
+            (p.shape.clone(), p.strides.clone()),
+            (vec![1], vec![vec![0], vec![0]])
+        );
         let p = plan(&[3, 0], &[&[1, 3], &[0, 1]]);
         assert_eq!(p.numel(), 0);
     }

@@ -63,15 +63,19 @@ impl ReducePlan {
             }
         }
         let shape = input.shape();
-        let keep_shape: Vec<usize> =
-            (0..ndim).map(|d| if reduced[d] { 1 } else { shape[d] }).collect();
+        let keep_shape: Vec<usize> = (0..ndim)
+            .map(|d| if reduced[d] { 1 } else { shape[d] })
+            .collect();
         let keep_strides = reduction_strides(&keep_shape, input);
         let (out_shape, out_strides): (Vec<usize>, Vec<isize>) = (0..ndim)
             .filter(|&d| keepdim || !reduced[d])
             .map(|d| (keep_shape[d], keep_strides[d]))
             .unzip();
         let out_layout = Layout::new(&out_shape, &out_strides, 0)?;
-        let count = (0..ndim).filter(|&d| reduced[d]).map(|d| shape[d]).product();
+        let count = (0..ndim)
+            .filter(|&d| reduced[d])
+            .map(|d| shape[d])
+            .product();
 
         // Loop operands: input, output (0 on reduced dims), logical index (0 on kept dims).
         let output: Vec<isize> = (0..ndim)
@@ -86,7 +90,10 @@ impl ReducePlan {
         let mut order: Vec<usize> = (0..ndim).collect();
         let st = input.strides();
         order.sort_by_key(|&d| {
-            (std::cmp::Reverse(st[d].unsigned_abs()), std::cmp::Reverse(output[d].unsigned_abs()))
+            (
+                std::cmp::Reverse(st[d].unsigned_abs()),
+                std::cmp::Reverse(output[d].unsigned_abs()),
+            )
         });
         let mut loop_shape: Vec<usize> = order.iter().map(|&d| shape[d]).collect();
         let mut strides: Vec<Vec<isize>> = [st.to_vec(), output, index]
@@ -137,7 +144,10 @@ mod tests {
         let m = Layout::contiguous(&[4, 6]).unwrap();
         let p = ReducePlan::new("sum", &m, &[1], false).unwrap();
         assert_eq!(p.kind(), ReduceKind::Inner);
-        assert_eq!((p.shape.clone(), p.output.clone()), (vec![4, 6], vec![1, 0]));
+        assert_eq!(
+            (p.shape.clone(), p.output.clone()),
+            (vec![4, 6], vec![1, 0])
+        );
         assert_eq!(p.out_layout.shape(), &[4]);
         assert_eq!(p.count, 6);
         let p = ReducePlan::new("sum", &m, &[0], true).unwrap();
@@ -164,7 +174,10 @@ mod tests {
     fn logical_index_follows_original_dim_order() {
         // Reduce dims 0 and 2 of a permuted layout: index strides are [3, 1] on those dims
         // whatever the loop order.
-        let l = Layout::contiguous(&[3, 4, 5]).unwrap().permute(&[2, 1, 0]).unwrap();
+        let l = Layout::contiguous(&[3, 4, 5])
+            .unwrap()
+            .permute(&[2, 1, 0])
+            .unwrap();
         let p = ReducePlan::new("argmax", &l, &[0, 2], false).unwrap();
         // Input strides [1, 5, 20] for shape [5, 4, 3]: loops ordered dim 2, 1, 0.
         assert_eq!(p.shape, vec![3, 4, 5]);
@@ -177,7 +190,11 @@ mod tests {
         let l = Layout::contiguous(&[2, 3]).unwrap();
         assert!(matches!(
             ReducePlan::new("sum", &l, &[2], false),
-            Err(Error::DimOutOfRange { op: "sum", dim: 2, ndim: 2 })
+            Err(Error::DimOutOfRange {
+                op: "sum",
+                dim: 2,
+                ndim: 2
+            })
         ));
         assert!(matches!(
             ReducePlan::new("sum", &l, &[1, 1], false),

@@ -23,6 +23,7 @@ use crate::layout::Layout;
 use crate::storage::Storage;
 
 use super::parallel::{for_each_chunk, threads_for, SharedPtr};
+use super::transpose::Word;
 use super::unravel::unravel_offsets;
 
 /// A typed inner loop over runs of `N` operands, operand 0 being the output.
@@ -67,12 +68,11 @@ pub(crate) unsafe fn execute<const N: usize, K: Runs<N>>(
     // Each work item writes a disjoint set of output elements (the plan's loop nest visits each
     // index once and the output addresses each element once), so threads never share one.
     for_each_chunk(items, threads, |range| {
-        let origin = origin;
         // SAFETY: forwarded from this function's contract; `range` is within the work items.
         unsafe {
             match &plan.tile {
-                None => run_range(plan, origin.0, range.start, range.end, kernel),
-                Some(tile) => run_tiles(plan, tile, origin.0, range.start, range.end, kernel),
+                None => run_range(plan, origin.get(), range.start, range.end, kernel),
+                Some(tile) => run_tiles(plan, tile, origin.get(), range.start, range.end, kernel),
             }
         }
     });
@@ -159,12 +159,10 @@ unsafe fn run_tiles<const N: usize, K: Runs<N>>(
             false => Vec::new(),
         })
         .collect();
-    let mut strides: [isize; N] = std::array::from_fn(|k| plan.strides[k][inner]);
-    for k in 0..N {
-        if tile.staged[k] {
-            strides[k] = 1;
-        }
-    }
+    let strides: [isize; N] = std::array::from_fn(|k| match tile.staged[k] {
+        true => 1,
+        false => plan.strides[k][inner],
+    });
     for item in lo..hi {
         let (o, block) = (item / blocks, item % blocks);
         let (_, base) = unravel_offsets(o, &outer_shape, &outer_bstr);
@@ -197,7 +195,12 @@ unsafe fn run_tiles<const N: usize, K: Runs<N>>(
                 let ptrs: [*mut u8; N] = std::array::from_fn(|k| {
                     if tile.staged[k] {
                         // SAFETY: row `jj < rows` of the buffer, `tl <= TILE_L` elements.
-                        unsafe { buffers[k].as_mut_ptr().cast::<u8>().add(jj * TILE_L * K::SIZES[k]) }
+                        unsafe {
+                            buffers[k]
+                                .as_mut_ptr()
+                                .cast::<u8>()
+                                .add(jj * TILE_L * K::SIZES[k])
+                        }
                     } else {
                         // SAFETY: index `(j0 + jj, l0)` is addressed by the plan.
                         unsafe { origin[k].offset(corner[k] + jj as isize * bstr[j][k]) }
@@ -214,10 +217,21 @@ unsafe fn run_tiles<const N: usize, K: Runs<N>>(
 /// Copies a `tj x tl` tile of elements of `size` bytes, element `(jj, l)` at
 /// `src + jj * sj + l * sl` (strides in elements), into `dst` at `jj * TILE_L + l`.
 ///
+/// When the tile is contiguous along `jj` (`sj == 1`, the transposed-operand case), whole
+/// blocks go through the copy kernel's in-register block transposes.
+///
 /// # Safety
 /// Every source element must be readable and `dst` must hold `tj * TILE_L` elements, not
 /// overlapping the source.
-unsafe fn gather(size: usize, src: *const u8, sj: isize, sl: isize, dst: *mut u8, tj: usize, tl: usize) {
+unsafe fn gather(
+    size: usize,
+    src: *const u8,
+    sj: isize,
+    sl: isize,
+    dst: *mut u8,
+    tj: usize,
+    tl: usize,
+) {
     // SAFETY: forwarded; elements are moved as plain words of their size (Element types are
     // 1, 2, 4 or 8 bytes with alignment equal to size).
     unsafe {
@@ -235,13 +249,48 @@ unsafe fn gather(size: usize, src: *const u8, sj: isize, sl: isize, dst: *mut u8
 ///
 /// # Safety
 /// As [`gather`].
-unsafe fn gather_words<W: Copy>(src: *const W, sj: isize, sl: isize, dst: *mut W, tj: usize, tl: usize) {
+unsafe fn gather_words<W: Word>(
+    src: *const W,
+    sj: isize,
+    sl: isize,
+    dst: *mut W,
+    tj: usize,
+    tl: usize,
+) {
+    let mk = W::MK;
+    let (full_j, full_l) = if sj == 1 {
+        (tj - tj % mk, tl - tl % mk)
+    } else {
+        (0, 0)
+    };
+    if full_j > 0 && full_l > 0 {
+        let block = W::block_fn(false);
+        for j0 in (0..full_j).step_by(mk) {
+            for l0 in (0..full_l).step_by(mk) {
+                // SAFETY: block rows `l0 + c` (c < MK) of the source hold the MK contiguous
+                // elements `j0..j0 + MK` (sj == 1), all inside the tile; the destination rows
+                // `j0 + r` hold `l0..l0 + MK`, inside the buffer. The block writes
+                // `dst[(j0 + r) * TILE_L + l0 + c] = src[(l0 + c) * sl + j0 + r]`.
+                unsafe {
+                    block(
+                        src.offset(l0 as isize * sl + j0 as isize),
+                        sl,
+                        dst.add(j0 * TILE_L + l0),
+                        TILE_L as isize,
+                    )
+                };
+            }
+        }
+    }
+    // The rest of the tile (all of it when not blockable): an element loop.
     for l in 0..tl {
+        let jj_start = if l < full_l { full_j } else { 0 };
         // SAFETY: `l < tl` and `jj < tj`: a tile element and a buffer slot (contract).
         unsafe {
             let s = src.offset(l as isize * sl);
-            for jj in 0..tj {
-                dst.add(jj * TILE_L + l).write(s.offset(jj as isize * sj).read());
+            for jj in jj_start..tj {
+                dst.add(jj * TILE_L + l)
+                    .write(s.offset(jj as isize * sj).read());
             }
         }
     }
@@ -256,7 +305,10 @@ pub(crate) struct Src<'a, T: Element> {
 
 impl<T: Element> Src<'_, T> {
     fn base(&self) -> *mut u8 {
-        assert!(self.layout.fits_in(self.storage.len()), "elementwise: layout does not fit its storage");
+        assert!(
+            self.layout.fits_in(self.storage.len()),
+            "elementwise: layout does not fit its storage"
+        );
         self.storage.as_ptr().cast_mut().cast()
     }
 }
@@ -268,7 +320,10 @@ fn prepare<O: Element>(
     sizes: &[usize],
 ) -> Result<(crate::storage::UninitStorage<O>, Layout, Plan)> {
     let shape = broadcast_all(inputs)?;
-    let in_strides: Vec<Vec<isize>> = inputs.iter().map(|l| broadcast_strides(l, &shape)).collect();
+    let in_strides: Vec<Vec<isize>> = inputs
+        .iter()
+        .map(|l| broadcast_strides(l, &shape))
+        .collect();
     let out = Layout::new(&shape, &output_strides(&shape, &in_strides), 0)?;
     let fresh = Storage::<O>::uninit(out.numel())?;
     let mut strides = vec![out.strides().to_vec()];
@@ -289,7 +344,10 @@ where
     O: Element,
     F: Fn(A) -> O + Sync,
 {
-    let kernel = Map1 { f, _types: PhantomData };
+    let kernel = Map1 {
+        f,
+        _types: PhantomData,
+    };
     let (mut fresh, out, plan) = prepare::<O>(&[a.layout], &Map1::<A, O, F>::SIZES)?;
     // SAFETY: `a.layout` fits its storage (checked by `base`) and so do its broadcast strides
     // (the same offsets); the output layout is dense over exactly the fresh `numel` elements
@@ -312,10 +370,19 @@ where
     O: Element,
     F: Fn(A, B) -> O + Sync,
 {
-    let kernel = Map2 { f, _types: PhantomData };
+    let kernel = Map2 {
+        f,
+        _types: PhantomData,
+    };
     let (mut fresh, out, plan) = prepare::<O>(&[a.layout, b.layout], &Map2::<A, B, O, F>::SIZES)?;
     // SAFETY: as in `map`, for each input.
-    unsafe { execute(&plan, [fresh.as_mut_ptr().cast(), a.base(), b.base()], &kernel) };
+    unsafe {
+        execute(
+            &plan,
+            [fresh.as_mut_ptr().cast(), a.base(), b.base()],
+            &kernel,
+        )
+    };
     // SAFETY: as in `map`.
     Ok((unsafe { fresh.assume_init() }, out))
 }
@@ -337,7 +404,10 @@ where
     O: Element,
     F: Fn(A, B, C) -> O + Sync,
 {
-    let kernel = Map3 { f, _types: PhantomData };
+    let kernel = Map3 {
+        f,
+        _types: PhantomData,
+    };
     let sizes = Map3::<A, B, C, O, F>::SIZES;
     let (mut fresh, out, plan) = prepare::<O>(&[a.layout, b.layout, c.layout], &sizes)?;
     let bases = [fresh.as_mut_ptr().cast(), a.base(), b.base(), c.base()];
@@ -370,7 +440,8 @@ impl<A: Element, O: Element, F: Fn(A) -> O + Sync> Runs<2> for Map1<A, O, F> {
                 }
             } else {
                 for i in 0..len as isize {
-                    o.offset(i * s[0]).write((self.f)(a.offset(i * s[1]).read()));
+                    o.offset(i * s[0])
+                        .write((self.f)(a.offset(i * s[1]).read()));
                 }
             }
         }
@@ -443,7 +514,12 @@ where
     O: Element,
     F: Fn(A, B, C) -> O + Sync,
 {
-    const SIZES: [usize; 4] = [size_of::<O>(), size_of::<A>(), size_of::<B>(), size_of::<C>()];
+    const SIZES: [usize; 4] = [
+        size_of::<O>(),
+        size_of::<A>(),
+        size_of::<B>(),
+        size_of::<C>(),
+    ];
 
     #[inline]
     unsafe fn run(&self, p: [*mut u8; 4], s: [isize; 4], len: usize) {

@@ -31,7 +31,9 @@ pub(crate) fn for_each_chunk(n: usize, chunks: usize, f: impl Fn(std::ops::Range
     if chunks == 1 {
         f(0..n);
     } else {
-        (0..chunks).into_par_iter().for_each(|c| f(chunk(n, chunks, c)));
+        (0..chunks)
+            .into_par_iter()
+            .for_each(|c| f(chunk(n, chunks, c)));
     }
 }
 
@@ -39,6 +41,14 @@ pub(crate) fn for_each_chunk(n: usize, chunks: usize, f: impl Fn(std::ops::Range
 /// disjoint elements (or only read).
 #[derive(Clone, Copy)]
 pub(crate) struct SharedPtr<P>(pub(crate) P);
+
+impl<P: Copy> SharedPtr<P> {
+    /// The pointer. (A method, so that closures capture the whole `SharedPtr`, which is
+    /// `Sync`, rather than the raw pointer field.)
+    pub(crate) fn get(&self) -> P {
+        self.0
+    }
+}
 
 // SAFETY: a `SharedPtr` is only a number; every dereference through it happens in a kernel that
 // documents why the elements touched by different threads are disjoint or read-only.

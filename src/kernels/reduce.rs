@@ -59,7 +59,10 @@ pub(crate) fn reduce<T: Element, R: Reducer<T>>(
     plan: &ReducePlan,
     r: &R,
 ) -> Result<Storage<R::Out>> {
-    assert!(layout.fits_in(storage.len()), "reduce: layout does not fit its storage");
+    assert!(
+        layout.fits_in(storage.len()),
+        "reduce: layout does not fit its storage"
+    );
     let n_out = plan.out_layout.numel();
     let mut fresh = Storage::<R::Out>::uninit(n_out)?;
     let out = fresh.as_mut_ptr();
@@ -118,24 +121,33 @@ unsafe fn inner<T: Element, R: Reducer<T>>(
     let (run_dim, outer_r) = reduced.split_last().expect("the innermost loop is reduced");
     let space = Reduced {
         shape: outer_r.iter().map(|&d| plan.shape[d]).collect(),
-        strides: outer_r.iter().map(|&d| [plan.input[d], plan.index[d]]).collect(),
-        run: (plan.shape[*run_dim], plan.input[*run_dim], plan.index[*run_dim]),
+        strides: outer_r
+            .iter()
+            .map(|&d| [plan.input[d], plan.index[d]])
+            .collect(),
+        run: (
+            plan.shape[*run_dim],
+            plan.input[*run_dim],
+            plan.index[*run_dim],
+        ),
         len: reduced.iter().map(|&d| plan.shape[d]).product(),
     };
     let k_shape: Vec<usize> = kept.iter().map(|&d| plan.shape[d]).collect();
-    let k_strides: Vec<[isize; 2]> = kept.iter().map(|&d| [plan.input[d], plan.output[d]]).collect();
+    let k_strides: Vec<[isize; 2]> = kept
+        .iter()
+        .map(|&d| [plan.input[d], plan.output[d]])
+        .collect();
     let n_k: usize = k_shape.iter().product();
     let threads = threads_for(n_k.saturating_mul(space.len));
     let (input, out) = (SharedPtr(input), SharedPtr(out));
     let one = |k: usize, par: bool| {
-        let (input, out) = (input, out);
         let (_, off) = unravel_offsets(k, &k_shape, &k_strides);
         // SAFETY: `k < n_k` is a kept index, so `off` holds addressed input/output offsets;
         // this call writes only output element `k` (distinct per `k`, so threads never
         // share one).
         unsafe {
-            let acc = tree(r, &space, input.0.offset(off[0]), 0, space.len, par);
-            out.0.offset(off[1]).write(r.finish(acc, space.len));
+            let acc = tree(r, &space, input.get().offset(off[0]), 0, space.len, par);
+            out.get().offset(off[1]).write(r.finish(acc, space.len));
         }
     };
     if threads > 1 && n_k >= threads {
@@ -167,12 +179,17 @@ unsafe fn tree<T: Element, R: Reducer<T>>(
         let b = SharedPtr(base);
         rayon::join(
             // SAFETY: forwarded; both halves only read.
-            || unsafe { tree(r, space, { b }.0, lo, mid, par) },
-            || unsafe { tree(r, space, { b }.0, mid, hi, par) },
+            || unsafe { tree(r, space, b.get(), lo, mid, par) },
+            || unsafe { tree(r, space, b.get(), mid, hi, par) },
         )
     } else {
         // SAFETY: forwarded.
-        unsafe { (tree(r, space, base, lo, mid, par), tree(r, space, base, mid, hi, par)) }
+        unsafe {
+            (
+                tree(r, space, base, lo, mid, par),
+                tree(r, space, base, mid, hi, par),
+            )
+        }
     };
     r.combine(left, right)
 }
@@ -198,7 +215,17 @@ unsafe fn leaf<T: Element, R: Reducer<T>>(
         let start = off[0] + col as isize * run_in;
         let first_index = (off[1] + col as isize * run_idx) as usize;
         // SAFETY: the run's elements are reduced elements of this output (contract).
-        unsafe { fold_run(r, &mut lanes, base.offset(start), run_in, len, first_index, run_idx) };
+        unsafe {
+            fold_run(
+                r,
+                &mut lanes,
+                base.offset(start),
+                run_in,
+                len,
+                first_index,
+                run_idx,
+            )
+        };
         pos += len;
         col = 0;
         for d in (0..space.shape.len()).rev() {
@@ -287,12 +314,18 @@ unsafe fn outer<T: Element, R: Reducer<T>>(
     let (reduced, kept): (Vec<usize>, Vec<usize>) = (0..w_dim).partition(|&d| plan.is_reduced(d));
     let rows = Rows {
         shape: reduced.iter().map(|&d| plan.shape[d]).collect(),
-        strides: reduced.iter().map(|&d| [plan.input[d], plan.index[d]]).collect(),
+        strides: reduced
+            .iter()
+            .map(|&d| [plan.input[d], plan.index[d]])
+            .collect(),
         stride: plan.input[w_dim],
     };
     let n_rows: usize = rows.shape.iter().product();
     let k_shape: Vec<usize> = kept.iter().map(|&d| plan.shape[d]).collect();
-    let k_strides: Vec<[isize; 2]> = kept.iter().map(|&d| [plan.input[d], plan.output[d]]).collect();
+    let k_strides: Vec<[isize; 2]> = kept
+        .iter()
+        .map(|&d| [plan.input[d], plan.output[d]])
+        .collect();
     let n_k: usize = k_shape.iter().product();
     let threads = threads_for(n_k.saturating_mul(n_rows).saturating_mul(width));
     let mut panel = width.min((PANEL_BYTES / std::mem::size_of::<R::Acc>().max(1)).max(1));
@@ -304,7 +337,6 @@ unsafe fn outer<T: Element, R: Reducer<T>>(
     let (w_in, w_out) = (plan.input[w_dim], plan.output[w_dim]);
     let (input, out) = (SharedPtr(input), SharedPtr(out));
     let run_units = |range: std::ops::Range<usize>, par: bool| {
-        let (input, out) = (input, out);
         let mut acc: Vec<R::Acc> = Vec::with_capacity(panel);
         let mut stack: Vec<Vec<R::Acc>> = Vec::new();
         for u in range {
@@ -316,9 +348,9 @@ unsafe fn outer<T: Element, R: Reducer<T>>(
             // SAFETY: kept index `k` and columns `w0..w1` are in range, so the offsets are
             // addressed; this unit writes only its own output elements (distinct per unit).
             unsafe {
-                let base = input.0.offset(off[0] + w0 as isize * w_in);
+                let base = input.get().offset(off[0] + w0 as isize * w_in);
                 row_tree(r, &rows, base, 0, n_rows, &mut acc, &mut stack, par);
-                let o = out.0.offset(off[1] + w0 as isize * w_out);
+                let o = out.get().offset(off[1] + w0 as isize * w_out);
                 for (w, &a) in acc.iter().enumerate() {
                     o.offset(w as isize * w_out).write(r.finish(a, n_rows));
                 }
@@ -376,11 +408,11 @@ unsafe fn row_tree<T: Element, R: Reducer<T>>(
         let b = SharedPtr(base);
         let (_, right) = rayon::join(
             // SAFETY: forwarded; both halves only read the input.
-            || unsafe { row_tree(r, rows, { b }.0, lo, mid, acc, stack, par) },
+            || unsafe { row_tree(r, rows, b.get(), lo, mid, acc, stack, par) },
             || {
                 let mut tmp = vec![r.identity(); width];
                 // SAFETY: forwarded.
-                unsafe { row_tree(r, rows, { b }.0, mid, hi, &mut tmp, &mut Vec::new(), par) };
+                unsafe { row_tree(r, rows, b.get(), mid, hi, &mut tmp, &mut Vec::new(), par) };
                 tmp
             },
         );

@@ -179,7 +179,10 @@ mod tests {
     use super::*;
 
     fn fold_all<T: Element, R: Reducer<T>>(r: &R, xs: &[T]) -> R::Out {
-        let acc = xs.iter().enumerate().fold(r.identity(), |a, (i, &x)| r.fold(a, x, i));
+        let acc = xs
+            .iter()
+            .enumerate()
+            .fold(r.identity(), |a, (i, &x)| r.fold(a, x, i));
         r.finish(acc, xs.len())
     }
 
@@ -192,8 +195,13 @@ mod tests {
         assert_eq!(fold_all(&ArgExtreme::<false>, &[4i8, -2, 7, -2]), 1);
         // Order independence: combining in reverse gives the same answer.
         let parts = [(3.0f32, 5usize), (3.0, 2), (f32::NAN, 9), (f32::NAN, 4)];
-        let fwd = parts.iter().fold(argmax.identity(), |a, &b| argmax.combine(a, b));
-        let rev = parts.iter().rev().fold(argmax.identity(), |a, &b| argmax.combine(b, a));
+        let fwd = parts
+            .iter()
+            .fold(argmax.identity(), |a, &b| argmax.combine(a, b));
+        let rev = parts
+            .iter()
+            .rev()
+            .fold(argmax.identity(), |a, &b| argmax.combine(b, a));
         assert_eq!(fwd.1, 4);
         assert_eq!(rev.1, 4);
     }

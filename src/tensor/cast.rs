@@ -63,8 +63,16 @@ mod tests {
         assert_eq!(h.to_vec()[2], f16::INFINITY);
         let b = h.cast::<bf16>().cast::<i16>();
         assert_eq!(b.to_vec()[3], -2);
-        let back = Tensor::from_vec(vec![bf16::from_f32(1.5)], &[1]).unwrap().cast::<f64>();
+        let back = Tensor::from_vec(vec![bf16::from_f32(1.5)], &[1])
+            .unwrap()
+            .cast::<f64>();
         assert_eq!(back.to_vec(), vec![1.5]);
-        assert_eq!(Tensor::from_vec(vec![f32::NAN], &[1]).unwrap().cast::<u32>().to_vec(), vec![0]);
+        assert_eq!(
+            Tensor::from_vec(vec![f32::NAN], &[1])
+                .unwrap()
+                .cast::<u32>()
+                .to_vec(),
+            vec![0]
+        );
     }
 }

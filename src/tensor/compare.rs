@@ -62,7 +62,12 @@ impl<T: Element> Tensor<T> {
         on_false: &Tensor<T>,
     ) -> Result<Tensor<T>> {
         let f = |c: u8, x: T, y: T| if c != 0 { x } else { y };
-        Ok(Tensor::fresh(elementwise::zip3(cond.src(), on_true.src(), on_false.src(), f)?))
+        Ok(Tensor::fresh(elementwise::zip3(
+            cond.src(),
+            on_true.src(),
+            on_false.src(),
+            f,
+        )?))
     }
 }
 

@@ -25,7 +25,10 @@ use crate::storage::Storage;
 impl<T: Element> Tensor<T> {
     /// This tensor as a kernel input.
     pub(super) fn src(&self) -> Src<'_, T> {
-        Src { storage: &self.storage, layout: &self.layout }
+        Src {
+            storage: &self.storage,
+            layout: &self.layout,
+        }
     }
 
     /// Wraps a kernel's fresh output.
@@ -410,7 +413,11 @@ mod tests {
         let e = Tensor::<i32>::zeros(&[0]).unwrap();
         assert_eq!(e.div(&e).unwrap().numel(), 0);
         assert_eq!(
-            Tensor::from_vec(vec![i64::MIN], &[1]).unwrap().div_scalar(-1).unwrap().to_vec(),
+            Tensor::from_vec(vec![i64::MIN], &[1])
+                .unwrap()
+                .div_scalar(-1)
+                .unwrap()
+                .to_vec(),
             vec![i64::MIN]
         );
     }
@@ -466,7 +473,10 @@ mod tests {
         let an = a.narrow(1, 1, 60).unwrap();
         let d = an.sub(&bn).unwrap();
         for (i, j) in [(0, 0), (69, 59), (12, 33)] {
-            assert_eq!(d.get(&[i, j]).unwrap(), (i * n + j + 1) as f64 - ((j + 5) * n + i) as f64);
+            assert_eq!(
+                d.get(&[i, j]).unwrap(),
+                (i * n + j + 1) as f64 - ((j + 5) * n + i) as f64
+            );
         }
     }
 }

@@ -99,7 +99,8 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn sum_all(&self) -> T {
-        self.reduce_all("sum", &Sum, false).unwrap_or_else(|e| panic!("sum_all: {e}"))
+        self.reduce_all("sum", &Sum, false)
+            .unwrap_or_else(|e| panic!("sum_all: {e}"))
     }
 
     /// Product over `dim` (wrapping for integers; 1 over no elements).
@@ -141,7 +142,8 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn prod_all(&self) -> T {
-        self.reduce_all("prod", &Prod, false).unwrap_or_else(|e| panic!("prod_all: {e}"))
+        self.reduce_all("prod", &Prod, false)
+            .unwrap_or_else(|e| panic!("prod_all: {e}"))
     }
 
     /// Maximum over `dim`; NaN if the reduced elements contain a NaN.
@@ -362,6 +364,7 @@ impl<T: Numeric + Float> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn mean_all(&self) -> T {
-        self.reduce_all("mean", &Mean, false).unwrap_or_else(|e| panic!("mean_all: {e}"))
+        self.reduce_all("mean", &Mean, false)
+            .unwrap_or_else(|e| panic!("mean_all: {e}"))
     }
 }
