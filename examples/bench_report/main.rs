@@ -3,6 +3,7 @@
 //! with ndarray side by side. Run with `cargo run --release --example bench_report`.
 
 mod copy_cases;
+mod elementwise;
 mod harness;
 
 fn main() {
@@ -29,6 +30,10 @@ fn main() {
         eprintln!("{threads} thread(s):");
         pool.install(|| copy_cases::all(&mut h));
         println!("## {threads} thread(s): copies (`contiguous()` fresh, `contiguous_into` into a reused buffer)\n");
+        println!("{}", h.table("ndarray"));
+        let mut h = harness::Harness::new(reps);
+        pool.install(|| elementwise::all(&mut h));
+        println!("## {threads} thread(s): elementwise ops and sums (fresh outputs)\n");
         println!("{}", h.table("ndarray"));
     }
 }
