@@ -6,11 +6,12 @@
 //!   own set of input elements, read as runs along the innermost loop. A run is folded into
 //!   [`LANES`] independent accumulators (lane `i % LANES` takes element `i`), which the
 //!   compiler keeps in vector registers; leaves of at most [`LEAF`] elements are then combined
-//!   pairwise along a binary tree over the element range.
+//!   pairwise along a binary tree over the element range. [`GROUP`] output elements are
+//!   reduced side by side, so their inputs stream in concurrently.
 //! - **Outer** (e.g. `sum` over dim 0 of a row-major matrix): the innermost loop is kept, so a
 //!   whole input row is added into a row of accumulators, one per output element, vectorised
-//!   along the row (never a strided walk down a column). Leaves of at most [`LEAF_ROWS`] rows
-//!   are combined pairwise along a binary tree over the rows.
+//!   along the row (never a strided walk down a column), four rows per pass. Leaves of at most
+//!   [`LEAF_ROWS`] rows are combined pairwise along a binary tree over the rows.
 //!
 //! Either way a float sum of `n` elements carries an error bound of roughly
 //! `(LEAF / LANES + log2(n)) * eps` (pairwise summation), not the `n * eps` of a running sum.
@@ -33,7 +34,7 @@ use super::reducers::Reducer;
 use super::unravel::unravel_offsets;
 
 /// Independent accumulators per run in the inner kernel.
-const LANES: usize = 16;
+const LANES: usize = 8;
 /// Largest element range folded without splitting, in the inner kernel.
 const LEAF: usize = 512;
 /// Largest row range folded without splitting, in the outer kernel.
@@ -104,6 +105,10 @@ struct Reduced {
     len: usize,
 }
 
+/// Output elements the inner kernel reduces side by side (their inputs are read as that many
+/// concurrent streams, which keeps more memory requests in flight than one stream does).
+const GROUP: usize = 4;
+
 /// The inner kernel; see the [module docs](self).
 ///
 /// # Safety
@@ -140,43 +145,59 @@ unsafe fn inner<T: Element, R: Reducer<T>>(
     let n_k: usize = k_shape.iter().product();
     let threads = threads_for(n_k.saturating_mul(space.len));
     let (input, out) = (SharedPtr(input), SharedPtr(out));
-    let one = |k: usize, par: bool| {
-        let (_, off) = unravel_offsets(k, &k_shape, &k_strides);
-        // SAFETY: `k < n_k` is a kept index, so `off` holds addressed input/output offsets;
-        // this call writes only output element `k` (distinct per `k`, so threads never
-        // share one).
-        unsafe {
-            let acc = tree(r, &space, input.get().offset(off[0]), 0, space.len, par);
-            out.get().offset(off[1]).write(r.finish(acc, space.len));
+    // Reduces output elements `range`, GROUP at a time. Each output's folds and tree are the
+    // same whether it is reduced alone or in a group, so results do not depend on the split.
+    let run = |range: std::ops::Range<usize>, par: bool| {
+        let offsets = |k: usize| unravel_offsets(k, &k_shape, &k_strides).1;
+        let mut k = range.start;
+        while k < range.end {
+            // SAFETY (both arms): each `k` below `n_k` is a kept index, so its offsets are
+            // addressed input/output offsets; each call writes only the output elements of its
+            // own `k`s (distinct per `k`, so threads never share one).
+            if range.end - k >= GROUP && !par {
+                let offs: [[isize; 2]; GROUP] = std::array::from_fn(|m| offsets(k + m));
+                let bases = offs.map(|o| unsafe { input.get().offset(o[0]) });
+                let accs = unsafe { tree(r, &space, bases, 0, space.len, false) };
+                for (o, acc) in offs.iter().zip(accs) {
+                    unsafe { out.get().offset(o[1]).write(r.finish(acc, space.len)) };
+                }
+                k += GROUP;
+            } else {
+                let o = offsets(k);
+                let [acc] =
+                    unsafe { tree(r, &space, [input.get().offset(o[0])], 0, space.len, par) };
+                unsafe { out.get().offset(o[1]).write(r.finish(acc, space.len)) };
+                k += 1;
+            }
         }
     };
     if threads > 1 && n_k >= threads {
-        for_each_chunk(n_k, threads, |range| range.for_each(|k| one(k, false)));
+        for_each_chunk(n_k, threads, |range| run(range, false));
     } else {
-        (0..n_k).for_each(|k| one(k, threads > 1));
+        run(0..n_k, threads > 1);
     }
 }
 
-/// Pairwise reduction of reduced elements `lo..hi` (row-major over the reduced loops) of the
-/// output element whose first input element is at `base`.
+/// Pairwise reduction of reduced elements `lo..hi` (row-major over the reduced loops) of `M`
+/// output elements at once, whose first input elements are at `bases`.
 ///
 /// # Safety
-/// Every element of `space` from `base` is in bounds and initialized.
-unsafe fn tree<T: Element, R: Reducer<T>>(
+/// Every element of `space` from each base is in bounds and initialized.
+unsafe fn tree<T: Element, R: Reducer<T>, const M: usize>(
     r: &R,
     space: &Reduced,
-    base: *const T,
+    bases: [*const T; M],
     lo: usize,
     hi: usize,
     par: bool,
-) -> R::Acc {
+) -> [R::Acc; M] {
     if hi - lo <= LEAF {
         // SAFETY: forwarded.
-        return unsafe { leaf(r, space, base, lo, hi) };
+        return unsafe { leaf(r, space, bases, lo, hi) };
     }
     let mid = lo + ((hi - lo) / 2).div_ceil(LEAF) * LEAF;
     let (left, right) = if par && hi - lo >= PAR_MIN_ELEMS {
-        let b = SharedPtr(base);
+        let b = SharedPtr(bases);
         rayon::join(
             // SAFETY: forwarded; both halves only read.
             || unsafe { tree(r, space, b.get(), lo, mid, par) },
@@ -186,27 +207,28 @@ unsafe fn tree<T: Element, R: Reducer<T>>(
         // SAFETY: forwarded.
         unsafe {
             (
-                tree(r, space, base, lo, mid, par),
-                tree(r, space, base, mid, hi, par),
+                tree(r, space, bases, lo, mid, par),
+                tree(r, space, bases, mid, hi, par),
             )
         }
     };
-    r.combine(left, right)
+    std::array::from_fn(|m| r.combine(left[m], right[m]))
 }
 
-/// Folds reduced elements `lo..hi` into [`LANES`] accumulators, then combines them pairwise.
+/// Folds reduced elements `lo..hi` of each of the `M` outputs into [`LANES`] accumulators per
+/// output, then combines each output's lanes pairwise.
 ///
 /// # Safety
 /// As [`tree`].
-unsafe fn leaf<T: Element, R: Reducer<T>>(
+unsafe fn leaf<T: Element, R: Reducer<T>, const M: usize>(
     r: &R,
     space: &Reduced,
-    base: *const T,
+    bases: [*const T; M],
     lo: usize,
     hi: usize,
-) -> R::Acc {
+) -> [R::Acc; M] {
     let (run_len, run_in, run_idx) = space.run;
-    let mut lanes = [r.identity(); LANES];
+    let mut lanes = [[r.identity(); LANES]; M];
     let (mut index, mut off) = unravel_offsets(lo / run_len, &space.shape, &space.strides);
     let mut col = lo % run_len;
     let mut pos = lo;
@@ -214,18 +236,9 @@ unsafe fn leaf<T: Element, R: Reducer<T>>(
         let len = (run_len - col).min(hi - pos);
         let start = off[0] + col as isize * run_in;
         let first_index = (off[1] + col as isize * run_idx) as usize;
-        // SAFETY: the run's elements are reduced elements of this output (contract).
-        unsafe {
-            fold_run(
-                r,
-                &mut lanes,
-                base.offset(start),
-                run_in,
-                len,
-                first_index,
-                run_idx,
-            )
-        };
+        // SAFETY: the run's elements are reduced elements of each output (contract).
+        let runs = bases.map(|b| unsafe { b.offset(start) });
+        unsafe { fold_runs(r, &mut lanes, runs, run_in, len, first_index, run_idx) };
         pos += len;
         col = 0;
         for d in (0..space.shape.len()).rev() {
@@ -240,26 +253,29 @@ unsafe fn leaf<T: Element, R: Reducer<T>>(
             index[d] = 0;
         }
     }
-    let mut width = LANES;
-    while width > 1 {
-        width /= 2;
-        for k in 0..width {
-            lanes[k] = r.combine(lanes[k], lanes[k + width]);
+    lanes.map(|mut l| {
+        let mut width = LANES;
+        while width > 1 {
+            width /= 2;
+            for k in 0..width {
+                l[k] = r.combine(l[k], l[k + width]);
+            }
         }
-    }
-    lanes[0]
+        l[0]
+    })
 }
 
-/// Folds `len` elements at `p` (stride `stride`) into the lanes, element `i` into lane
-/// `i % LANES`, with position `first_index + i * index_stride`.
+/// Folds `len` elements at each of `runs` (stride `stride`) into that run's lanes, element
+/// `i` into lane `i % LANES`, with position `first_index + i * index_stride`. The runs are
+/// walked side by side, one chunk of [`LANES`] elements of each in turn.
 ///
 /// # Safety
-/// The `len` elements must be readable and initialized.
+/// The `len` elements of every run must be readable and initialized.
 #[inline(always)]
-unsafe fn fold_run<T: Element, R: Reducer<T>>(
+unsafe fn fold_runs<T: Element, R: Reducer<T>, const M: usize>(
     r: &R,
-    lanes: &mut [R::Acc; LANES],
-    p: *const T,
+    lanes: &mut [[R::Acc; LANES]; M],
+    runs: [*const T; M],
     stride: isize,
     len: usize,
     first_index: usize,
@@ -267,24 +283,29 @@ unsafe fn fold_run<T: Element, R: Reducer<T>>(
 ) {
     let at = |i: usize| (first_index as isize + i as isize * index_stride) as usize;
     if stride == 1 {
-        // SAFETY: contract: `len` contiguous initialized elements.
-        let xs = unsafe { std::slice::from_raw_parts(p, len) };
-        let mut chunks = xs.chunks_exact(LANES);
-        let mut i = 0;
-        for chunk in &mut chunks {
-            for k in 0..LANES {
-                lanes[k] = r.fold(lanes[k], chunk[k], at(i + k));
+        // SAFETY: contract: `len` contiguous initialized elements per run.
+        let xs = runs.map(|p| unsafe { std::slice::from_raw_parts(p, len) });
+        let full = len - len % LANES;
+        for i in (0..full).step_by(LANES) {
+            for m in 0..M {
+                let chunk = &xs[m][i..i + LANES];
+                for k in 0..LANES {
+                    lanes[m][k] = r.fold(lanes[m][k], chunk[k], at(i + k));
+                }
             }
-            i += LANES;
         }
-        for (k, &x) in chunks.remainder().iter().enumerate() {
-            lanes[k] = r.fold(lanes[k], x, at(i + k));
+        for m in 0..M {
+            for (k, &x) in xs[m][full..].iter().enumerate() {
+                lanes[m][k] = r.fold(lanes[m][k], x, at(full + k));
+            }
         }
     } else {
-        for i in 0..len {
-            // SAFETY: contract: element `i < len` at the given stride.
-            let x = unsafe { p.offset(i as isize * stride).read() };
-            lanes[i % LANES] = r.fold(lanes[i % LANES], x, at(i));
+        for (m, &p) in runs.iter().enumerate() {
+            for i in 0..len {
+                // SAFETY: contract: element `i < len` at the given stride.
+                let x = unsafe { p.offset(i as isize * stride).read() };
+                lanes[m][i % LANES] = r.fold(lanes[m][i % LANES], x, at(i));
+            }
         }
     }
 }
@@ -381,24 +402,33 @@ unsafe fn row_tree<T: Element, R: Reducer<T>>(
     par: bool,
 ) {
     if hi - lo <= LEAF_ROWS {
-        acc.fill(r.identity());
+        // The leaf's row offsets and positions, then the rows folded four at a time: four
+        // input streams at once, and one load and store of `acc` per four rows.
+        let mut rows_at = [(0isize, 0usize); LEAF_ROWS];
         let (mut index, mut off) = unravel_offsets(lo, &rows.shape, &rows.strides);
-        for row in lo..hi {
-            // SAFETY: `row < n_rows`: an addressed row (contract).
-            unsafe { fold_row(r, acc, base.offset(off[0]), rows.stride, off[1] as usize) };
-            if row + 1 < hi {
-                for d in (0..rows.shape.len()).rev() {
-                    index[d] += 1;
-                    if index[d] < rows.shape[d] {
-                        off[0] += rows.strides[d][0];
-                        off[1] += rows.strides[d][1];
-                        break;
-                    }
-                    off[0] -= (rows.shape[d] as isize - 1) * rows.strides[d][0];
-                    off[1] -= (rows.shape[d] as isize - 1) * rows.strides[d][1];
-                    index[d] = 0;
+        for slot in rows_at.iter_mut().take(hi - lo) {
+            *slot = (off[0], off[1] as usize);
+            for d in (0..rows.shape.len()).rev() {
+                index[d] += 1;
+                if index[d] < rows.shape[d] {
+                    off[0] += rows.strides[d][0];
+                    off[1] += rows.strides[d][1];
+                    break;
                 }
+                off[0] -= (rows.shape[d] as isize - 1) * rows.strides[d][0];
+                off[1] -= (rows.shape[d] as isize - 1) * rows.strides[d][1];
+                index[d] = 0;
             }
+        }
+        acc.fill(r.identity());
+        let mut quads = rows_at[..hi - lo].chunks_exact(4);
+        for q in &mut quads {
+            // SAFETY: rows `lo..hi` are addressed rows (contract).
+            unsafe { fold_rows4(r, acc, base, q, rows.stride) };
+        }
+        for &(o, index) in quads.remainder() {
+            // SAFETY: as above.
+            unsafe { fold_row(r, acc, base.offset(o), rows.stride, index) };
         }
         return;
     }
@@ -430,6 +460,36 @@ unsafe fn row_tree<T: Element, R: Reducer<T>>(
         *a = r.combine(*a, b);
     }
     stack.push(right);
+}
+
+/// Folds four rows (`(offset from base, position)`) into `acc` in order, column by column:
+/// the same folds as four [`fold_row`] calls, in one pass.
+///
+/// # Safety
+/// As [`fold_row`], for each row.
+#[inline(always)]
+unsafe fn fold_rows4<T: Element, R: Reducer<T>>(
+    r: &R,
+    acc: &mut [R::Acc],
+    base: *const T,
+    q: &[(isize, usize)],
+    stride: isize,
+) {
+    let n = acc.len();
+    if stride == 1 {
+        // SAFETY: contract: `n` contiguous initialized elements per row.
+        let [x0, x1, x2, x3] =
+            [0, 1, 2, 3].map(|k| unsafe { std::slice::from_raw_parts(base.offset(q[k].0), n) });
+        for ((((a, &v0), &v1), &v2), &v3) in acc.iter_mut().zip(x0).zip(x1).zip(x2).zip(x3) {
+            let t = r.fold(r.fold(*a, v0, q[0].1), v1, q[1].1);
+            *a = r.fold(r.fold(t, v2, q[2].1), v3, q[3].1);
+        }
+    } else {
+        for &(o, index) in q {
+            // SAFETY: forwarded.
+            unsafe { fold_row(r, acc, base.offset(o), stride, index) };
+        }
+    }
 }
 
 /// Folds one row (`acc.len()` elements at `p`, stride `stride`) into `acc`, column by column.
