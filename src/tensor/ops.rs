@@ -3,7 +3,7 @@
 //! Every op runs on the strided iteration engine: inputs are read in place, whatever their
 //! strides (transposed, narrowed, flipped, expanded), and never copied to make them
 //! contiguous. Binary ops broadcast by NumPy's rules. The result is a fresh tensor laid out as
-//! the [output layout note](Tensor::zip_map#output-layout) says.
+//! the output layout rule of [`Tensor::zip_map`] says.
 //!
 //! Element semantics (integer wrapping, division by zero, NaN) are those of
 //! [`Numeric`](crate::Numeric).
@@ -40,7 +40,7 @@ impl<T: Element> Tensor<T> {
     ///
     /// The result has this tensor's shape; it is laid out like this tensor if this tensor is
     /// a permuted contiguous layout (e.g. transposed), row-major otherwise (see the
-    /// [output layout note](Tensor::zip_map#output-layout)). `f` may run on several threads.
+    /// output layout rule of [`Tensor::zip_map`]). `f` may run on several threads.
     ///
     /// # Panics
     /// Only if the result's memory cannot be allocated (see [`Tensor::try_map`]).
