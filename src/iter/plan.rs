@@ -4,10 +4,14 @@ use std::cmp::Ordering;
 
 use crate::layout::coalesce_joint;
 
-/// Bytes of a staged operand read along its unit-stride dim per tile row: one cache line.
-const TILE_J_BYTES: usize = 64;
-/// Length of a tile along the output's inner dim, in elements.
-pub(crate) const TILE_L: usize = 256;
+/// Bytes of a staged operand read along its unit-stride dim per tile row: four cache lines.
+/// Reading 256 contiguous bytes per row, rather than one line, keeps DRAM pages open and lets
+/// the prefetches in the kernel run ahead (measured: about twice as fast at a 16 KiB row
+/// stride as one line per row).
+const TILE_J_BYTES: usize = 256;
+/// Length of a tile along the output's inner dim, in elements: the other operands are read
+/// and the output written in runs of this many elements (2 KiB of f32).
+pub(crate) const TILE_L: usize = 512;
 
 /// How to walk one output and its inputs, all viewed as layouts of one shape.
 ///
@@ -198,10 +202,11 @@ mod tests {
 
     #[test]
     fn transposed_input_is_tiled() {
-        let p = plan(&[64, 32], &[&[32, 1], &[32, 1], &[1, 64]]);
-        assert_eq!(p.shape, vec![64, 32]);
+        let p = plan(&[200, 32], &[&[32, 1], &[32, 1], &[1, 200]]);
+        assert_eq!(p.shape, vec![200, 32]);
         let t = p.tile.clone().unwrap();
-        assert_eq!((t.dim, t.rows, t.staged), (0, 16, vec![false, false, true]));
+        // 256 bytes of 4-byte elements per tile row.
+        assert_eq!((t.dim, t.rows, t.staged), (0, 64, vec![false, false, true]));
         assert_eq!(p.work_items(), 4);
         // A short inner dim is not worth tiling.
         assert_eq!(plan(&[64, 4], &[&[4, 1], &[1, 64]]).tile, None);

@@ -144,18 +144,19 @@ unsafe fn run_tiles<const N: usize, K: Runs<N>>(
     kernel: &K,
 ) {
     let inner = plan.inner();
-    let (j, rows) = (tile.dim, tile.rows);
-    let (len_j, len_l) = (plan.shape[j], plan.shape[inner]);
+    let (j, len_j, len_l) = (tile.dim, plan.shape[tile.dim], plan.shape[inner]);
+    let rows = tile.rows.min(len_j);
+    // Buffer rows are `ld` elements apart: a full tile row, or the whole inner dim if shorter.
+    let ld = TILE_L.min(len_l);
     let bstr = byte_strides(plan, &K::SIZES);
     let outer_dims: Vec<usize> = (0..inner).filter(|&d| d != j).collect();
     let outer_shape: Vec<usize> = outer_dims.iter().map(|&d| plan.shape[d]).collect();
     let outer_bstr: Vec<[isize; N]> = outer_dims.iter().map(|&d| bstr[d]).collect();
-    let blocks = len_j.div_ceil(rows);
-    // One buffer of `rows x TILE_L` elements per staged operand, in u64 words (aligned for
-    // every element type).
+    let blocks = len_j.div_ceil(tile.rows);
+    // One `rows x ld` buffer per staged operand, in u64 words (aligned for every element type).
     let mut buffers: Vec<Vec<u64>> = (0..N)
         .map(|k| match tile.staged[k] {
-            true => vec![0u64; (rows * TILE_L * K::SIZES[k]).div_ceil(8)],
+            true => vec![0u64; (rows * ld * K::SIZES[k]).div_ceil(8)],
             false => Vec::new(),
         })
         .collect();
@@ -166,40 +167,41 @@ unsafe fn run_tiles<const N: usize, K: Runs<N>>(
     for item in lo..hi {
         let (o, block) = (item / blocks, item % blocks);
         let (_, base) = unravel_offsets(o, &outer_shape, &outer_bstr);
-        let j0 = block * rows;
+        let j0 = block * tile.rows;
         let tj = rows.min(len_j - j0);
-        for l0 in (0..len_l).step_by(TILE_L) {
-            let tl = TILE_L.min(len_l - l0);
+        for l0 in (0..len_l).step_by(ld) {
+            let tl = ld.min(len_l - l0);
             let corner: [isize; N] = std::array::from_fn(|k| {
                 base[k] + j0 as isize * bstr[j][k] + l0 as isize * bstr[inner][k]
             });
-            for k in 0..N {
-                if tile.staged[k] {
-                    // SAFETY: the tile's elements `(j0 + jj, l0 + l)` for `jj < tj`, `l < tl`
-                    // are addressed by the plan (in bounds, initialized inputs); the buffer
-                    // holds `rows x TILE_L` elements.
-                    unsafe {
-                        gather(
-                            K::SIZES[k],
-                            origin[k].offset(corner[k]),
-                            plan.strides[k][j],
-                            plan.strides[k][inner],
-                            buffers[k].as_mut_ptr().cast(),
-                            tj,
-                            tl,
-                        )
-                    };
-                }
+            for k in (0..N).filter(|&k| tile.staged[k]) {
+                let g = Gather {
+                    sj: plan.strides[k][j],
+                    sl: plan.strides[k][inner],
+                    tj,
+                    tl,
+                    ld,
+                };
+                // SAFETY: the tile's elements `(j0 + jj, l0 + l)` for `jj < tj <= rows`,
+                // `l < tl <= ld` are addressed by the plan (in bounds, initialized inputs);
+                // the buffer holds `rows x ld` elements.
+                unsafe {
+                    g.run(
+                        K::SIZES[k],
+                        origin[k].offset(corner[k]),
+                        buffers[k].as_mut_ptr().cast(),
+                    )
+                };
             }
             for jj in 0..tj {
                 let ptrs: [*mut u8; N] = std::array::from_fn(|k| {
                     if tile.staged[k] {
-                        // SAFETY: row `jj < rows` of the buffer, `tl <= TILE_L` elements.
+                        // SAFETY: row `jj < rows` of the buffer, `tl <= ld` elements.
                         unsafe {
                             buffers[k]
                                 .as_mut_ptr()
                                 .cast::<u8>()
-                                .add(jj * TILE_L * K::SIZES[k])
+                                .add(jj * ld * K::SIZES[k])
                         }
                     } else {
                         // SAFETY: index `(j0 + jj, l0)` is addressed by the plan.
@@ -214,86 +216,115 @@ unsafe fn run_tiles<const N: usize, K: Runs<N>>(
     }
 }
 
-/// Copies a `tj x tl` tile of elements of `size` bytes, element `(jj, l)` at
-/// `src + jj * sj + l * sl` (strides in elements), into `dst` at `jj * TILE_L + l`.
-///
-/// When the tile is contiguous along `jj` (`sj == 1`, the transposed-operand case), whole
-/// blocks go through the copy kernel's in-register block transposes.
-///
-/// # Safety
-/// Every source element must be readable and `dst` must hold `tj * TILE_L` elements, not
-/// overlapping the source.
-unsafe fn gather(
-    size: usize,
-    src: *const u8,
+/// Copies a `tj x tl` tile whose element `(jj, l)` is at `src + jj * sj + l * sl` (strides in
+/// elements) into a buffer at `jj * ld + l`: the tile transposed into rows of the buffer.
+struct Gather {
     sj: isize,
     sl: isize,
-    dst: *mut u8,
     tj: usize,
     tl: usize,
-) {
-    // SAFETY: forwarded; elements are moved as plain words of their size (Element types are
-    // 1, 2, 4 or 8 bytes with alignment equal to size).
-    unsafe {
-        match size {
-            1 => gather_words::<u8>(src.cast(), sj, sl, dst.cast(), tj, tl),
-            2 => gather_words::<u16>(src.cast(), sj, sl, dst.cast(), tj, tl),
-            4 => gather_words::<u32>(src.cast(), sj, sl, dst.cast(), tj, tl),
-            8 => gather_words::<u64>(src.cast(), sj, sl, dst.cast(), tj, tl),
-            n => unreachable!("Element types are 1, 2, 4 or 8 bytes, not {n}"),
+    ld: usize,
+}
+
+impl Gather {
+    /// Runs the copy on elements of `size` bytes.
+    ///
+    /// # Safety
+    /// Every tile element must be readable and the buffer `dst` must hold `tj * ld` elements
+    /// (`tl <= ld`), not overlapping the source.
+    unsafe fn run(&self, size: usize, src: *const u8, dst: *mut u8) {
+        // SAFETY: forwarded; elements are moved as plain words of their size (Element types
+        // are 1, 2, 4 or 8 bytes with alignment equal to size).
+        unsafe {
+            match size {
+                1 => self.words::<u8>(src.cast(), dst.cast()),
+                2 => self.words::<u16>(src.cast(), dst.cast()),
+                4 => self.words::<u32>(src.cast(), dst.cast()),
+                8 => self.words::<u64>(src.cast(), dst.cast()),
+                n => unreachable!("Element types are 1, 2, 4 or 8 bytes, not {n}"),
+            }
+        }
+    }
+
+    /// [`Gather::run`] for one word type. When the tile is contiguous along `jj` (`sj == 1`,
+    /// the transposed-operand case), whole `MK x MK` blocks go through the copy kernel's
+    /// in-register block transposes, with the source rows [`PREFETCH_ROWS`] ahead prefetched.
+    ///
+    /// # Safety
+    /// As [`Gather::run`].
+    unsafe fn words<W: Word>(&self, src: *const W, dst: *mut W) {
+        let Gather { sj, sl, tj, tl, ld } = *self;
+        let mk = W::MK;
+        let (full_j, full_l) = match sj {
+            1 => (tj - tj % mk, tl - tl % mk),
+            _ => (0, 0),
+        };
+        if full_j > 0 && full_l > 0 {
+            let block = W::block_fn(false);
+            let line = (64 / std::mem::size_of::<W>()).max(1);
+            // Rows of the source (`l`) outermost: the blocks along `jj` of the same `MK` rows
+            // consume each cache line of those rows while it is hot. (At a power-of-two row
+            // stride all rows fall into the same few cache sets, so a line left for later
+            // would be evicted long before the walk came back to it.)
+            for l0 in (0..full_l).step_by(mk) {
+                for r in 0..mk {
+                    let ahead = src.wrapping_offset((l0 + PREFETCH_ROWS + r) as isize * sl);
+                    for j0 in (0..tj).step_by(line) {
+                        prefetch(ahead.wrapping_add(j0).cast());
+                    }
+                }
+                for j0 in (0..full_j).step_by(mk) {
+                    // SAFETY: source rows `l0 + c` (c < MK) hold the MK contiguous elements
+                    // `j0..j0 + MK` (sj == 1), inside the tile; destination rows `j0 + r` hold
+                    // `l0..l0 + MK`, inside the buffer. The block writes
+                    // `dst[(j0 + r) * ld + l0 + c] = src[(l0 + c) * sl + j0 + r]`.
+                    unsafe {
+                        block(
+                            src.offset(l0 as isize * sl + j0 as isize),
+                            sl,
+                            dst.add(j0 * ld + l0),
+                            ld as isize,
+                        )
+                    };
+                }
+            }
+        }
+        // The rest of the tile (all of it when not blockable): an element loop.
+        for l in 0..tl {
+            let jj_start = if l < full_l { full_j } else { 0 };
+            if jj_start == tj {
+                continue;
+            }
+            prefetch(
+                src.wrapping_offset((l + PREFETCH_ROWS) as isize * sl)
+                    .cast(),
+            );
+            // SAFETY: `l < tl` and `jj < tj`: a tile element and a buffer slot (contract).
+            unsafe {
+                let s = src.offset(l as isize * sl);
+                for jj in jj_start..tj {
+                    dst.add(jj * ld + l)
+                        .write(s.offset(jj as isize * sj).read());
+                }
+            }
         }
     }
 }
 
-/// [`gather`] for one word type.
-///
-/// # Safety
-/// As [`gather`].
-unsafe fn gather_words<W: Word>(
-    src: *const W,
-    sj: isize,
-    sl: isize,
-    dst: *mut W,
-    tj: usize,
-    tl: usize,
-) {
-    let mk = W::MK;
-    let (full_j, full_l) = if sj == 1 {
-        (tj - tj % mk, tl - tl % mk)
-    } else {
-        (0, 0)
+/// How many source rows ahead of the block being transposed [`gather`] prefetches.
+const PREFETCH_ROWS: usize = 32;
+
+/// Hints the CPU to fetch the cache line at `p` into L1. Never faults, whatever `p` is.
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetcht0` is a hint: it never faults or changes memory, for any address. SSE
+    // is part of the x86_64 baseline.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast())
     };
-    if full_j > 0 && full_l > 0 {
-        let block = W::block_fn(false);
-        for j0 in (0..full_j).step_by(mk) {
-            for l0 in (0..full_l).step_by(mk) {
-                // SAFETY: block rows `l0 + c` (c < MK) of the source hold the MK contiguous
-                // elements `j0..j0 + MK` (sj == 1), all inside the tile; the destination rows
-                // `j0 + r` hold `l0..l0 + MK`, inside the buffer. The block writes
-                // `dst[(j0 + r) * TILE_L + l0 + c] = src[(l0 + c) * sl + j0 + r]`.
-                unsafe {
-                    block(
-                        src.offset(l0 as isize * sl + j0 as isize),
-                        sl,
-                        dst.add(j0 * TILE_L + l0),
-                        TILE_L as isize,
-                    )
-                };
-            }
-        }
-    }
-    // The rest of the tile (all of it when not blockable): an element loop.
-    for l in 0..tl {
-        let jj_start = if l < full_l { full_j } else { 0 };
-        // SAFETY: `l < tl` and `jj < tj`: a tile element and a buffer slot (contract).
-        unsafe {
-            let s = src.offset(l as isize * sl);
-            for jj in jj_start..tj {
-                dst.add(jj * TILE_L + l)
-                    .write(s.offset(jj as isize * sj).read());
-            }
-        }
-    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
 }
 
 /// An input of an op: a storage and a layout that fits it (the tensor invariant).
