@@ -25,9 +25,17 @@ pub(crate) fn chunk(n: usize, chunks: usize, c: usize) -> std::ops::Range<usize>
     start..start + q + usize::from(c < r)
 }
 
-/// Calls `f` on `chunks` contiguous pieces of `0..n` (in parallel when `chunks > 1`).
-pub(crate) fn for_each_chunk(n: usize, chunks: usize, f: impl Fn(std::ops::Range<usize>) + Sync) {
-    let chunks = chunks.clamp(1, n.max(1));
+/// Pieces of work per thread: a few, so that a thread slowed down (by other processes on its
+/// core) leaves its remaining pieces to the others, without making pieces tiny.
+const CHUNKS_PER_THREAD: usize = 4;
+
+/// Calls `f` on contiguous pieces of `0..n` covering it exactly: one piece if `threads` is 1,
+/// otherwise a few per thread, run in parallel on the current rayon pool.
+pub(crate) fn for_each_chunk(n: usize, threads: usize, f: impl Fn(std::ops::Range<usize>) + Sync) {
+    let chunks = match threads {
+        0 | 1 => 1,
+        t => (t * CHUNKS_PER_THREAD).min(n.max(1)),
+    };
     if chunks == 1 {
         f(0..n);
     } else {

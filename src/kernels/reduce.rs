@@ -350,7 +350,10 @@ unsafe fn outer<T: Element, R: Reducer<T>>(
     let n_k: usize = k_shape.iter().product();
     let threads = threads_for(n_k.saturating_mul(n_rows).saturating_mul(width));
     let mut panel = width.min((PANEL_BYTES / std::mem::size_of::<R::Acc>().max(1)).max(1));
-    if threads > 1 && n_k * width.div_ceil(panel) < threads {
+    // Too few units for the threads: split the rows' tree across them if it is deep enough
+    // (whole rows stay sequential streams), else narrow the panels.
+    let split_rows = threads > 1 && n_k * width.div_ceil(panel) < threads;
+    if split_rows && n_rows <= 4 * LEAF_ROWS {
         panel = panel.min(width.div_ceil(threads).max(MIN_PANEL));
     }
     let panels = width.div_ceil(panel);
