@@ -34,42 +34,130 @@ use crate::element::Element;
 /// ```
 pub trait Numeric: Element + num_traits::Zero + num_traits::One {
     /// The type sums, products and means accumulate in.
+    ///
+    /// ```
+    /// let acc: <half::f16 as stridex::Numeric>::Acc = 1.5f32; // f16 accumulates in f32
+    /// # let _ = acc;
+    /// ```
     type Acc: Copy + Send + Sync + Debug + 'static;
 
     /// The smallest value: negative infinity for floats, `MIN` for integers.
+    ///
+    /// ```
+    /// use stridex::Numeric;
+    /// assert_eq!(<f32 as Numeric>::LOWEST, f32::NEG_INFINITY);
+    /// assert_eq!(<i8 as Numeric>::LOWEST, -128);
+    /// ```
     const LOWEST: Self;
     /// The largest value: positive infinity for floats, `MAX` for integers.
+    ///
+    /// ```
+    /// use stridex::Numeric;
+    /// assert_eq!(<u16 as Numeric>::HIGHEST, u16::MAX);
+    /// ```
     const HIGHEST: Self;
 
     /// `self + rhs`, wrapping for integers.
+    ///
+    /// ```
+    /// use stridex::Numeric;
+    /// assert_eq!(i8::MAX.elem_add(1), i8::MIN);
+    /// ```
     fn elem_add(self, rhs: Self) -> Self;
     /// `self - rhs`, wrapping for integers.
+    ///
+    /// ```
+    /// use stridex::Numeric;
+    /// assert_eq!(0u32.elem_sub(1), u32::MAX);
+    /// ```
     fn elem_sub(self, rhs: Self) -> Self;
     /// `self * rhs`, wrapping for integers.
+    ///
+    /// ```
+    /// use stridex::Numeric;
+    /// assert_eq!(16u8.elem_mul(16), 0);
+    /// ```
     fn elem_mul(self, rhs: Self) -> Self;
     /// `self / rhs`: IEEE for floats; truncating and wrapping for integers, `None` if `rhs` is 0.
+    ///
+    /// ```
+    /// use stridex::Numeric;
+    /// assert_eq!(i64::MIN.elem_div(-1), Some(i64::MIN));
+    /// assert_eq!(1.0f64.elem_div(0.0), Some(f64::INFINITY));
+    /// ```
     fn elem_div(self, rhs: Self) -> Option<Self>;
     /// `-self`, wrapping for integers (for unsigned types, `0 - self` modulo `2^bits`).
+    ///
+    /// ```
+    /// use stridex::Numeric;
+    /// assert_eq!(1u8.elem_neg(), 255);
+    /// ```
     fn elem_neg(self) -> Self;
     /// `|self|`, wrapping for signed integers (`MIN` stays `MIN`); the identity for unsigned.
+    ///
+    /// ```
+    /// use stridex::Numeric;
+    /// assert_eq!((-3i16).elem_abs(), 3);
+    /// ```
     fn elem_abs(self) -> Self;
     /// The larger of the two; NaN if either is NaN.
+    ///
+    /// ```
+    /// use stridex::Numeric;
+    /// assert_eq!(2.0f32.elem_max(3.0), 3.0);
+    /// ```
     fn elem_max(self, rhs: Self) -> Self;
     /// The smaller of the two; NaN if either is NaN.
+    ///
+    /// ```
+    /// use stridex::Numeric;
+    /// assert!(2.0f32.elem_min(f32::NAN).is_nan());
+    /// ```
     fn elem_min(self, rhs: Self) -> Self;
     /// Whether the value is a float NaN (always `false` for integers).
+    ///
+    /// ```
+    /// use stridex::Numeric;
+    /// assert!(half::bf16::NAN.elem_is_nan() && !0u8.elem_is_nan());
+    /// ```
     fn elem_is_nan(self) -> bool;
 
     /// The value in the accumulator type.
+    ///
+    /// ```
+    /// use stridex::Numeric;
+    /// assert_eq!(half::f16::from_f32(0.5).to_acc(), 0.5f32);
+    /// ```
     fn to_acc(self) -> Self::Acc;
     /// The accumulator rounded (or wrapped) back to the element type.
+    ///
+    /// ```
+    /// use stridex::Numeric;
+    /// assert_eq!(half::bf16::from_acc(1.0), half::bf16::ONE);
+    /// ```
     fn from_acc(acc: Self::Acc) -> Self;
     /// Accumulator addition (wrapping for integers).
+    ///
+    /// ```
+    /// use stridex::Numeric;
+    /// assert_eq!(u8::acc_add(200, 100), 44);
+    /// ```
     fn acc_add(a: Self::Acc, b: Self::Acc) -> Self::Acc;
     /// Accumulator multiplication (wrapping for integers).
+    ///
+    /// ```
+    /// use stridex::Numeric;
+    /// assert_eq!(f32::acc_mul(1.5, 2.0), 3.0);
+    /// ```
     fn acc_mul(a: Self::Acc, b: Self::Acc) -> Self::Acc;
     /// The accumulated sum divided by `count`, as an element: a float mean, or for integers the
     /// wrapped sum divided by `count` with truncation (0 when `count` is 0).
+    ///
+    /// ```
+    /// use stridex::Numeric;
+    /// assert_eq!(f64::acc_mean(3.0, 2), 1.5);
+    /// assert_eq!(i32::acc_mean(7, 2), 3);
+    /// ```
     fn acc_mean(sum: Self::Acc, count: usize) -> Self;
 }
 

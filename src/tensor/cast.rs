@@ -55,6 +55,32 @@ mod tests {
     use super::*;
     use half::{bf16, f16};
 
+    /// Casts 3 (and, where representable, -2) between every pair of element types.
+    #[test]
+    fn every_pair_of_element_types_casts() {
+        macro_rules! from {
+            ($t:ty, $three:expr; $($u:ty),*) => {$(
+                let t = Tensor::from_vec(vec![$three; 2], &[2]).unwrap().narrow(0, 1, 1).unwrap();
+                let back: Tensor<f64> = t.cast::<$u>().cast::<f64>();
+                assert_eq!(back.to_vec(), vec![3.0], "{} -> {}", stringify!($t), stringify!($u));
+            )*};
+        }
+        macro_rules! all {
+            ($($t:ty => $three:expr),*) => {$(
+                from!($t, $three; f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64);
+            )*};
+        }
+        all!(
+            f32 => 3.0f32, f64 => 3.0f64, f16 => f16::from_f32(3.0), bf16 => bf16::from_f32(3.0),
+            i8 => 3i8, i16 => 3i16, i32 => 3i32, i64 => 3i64,
+            u8 => 3u8, u16 => 3u16, u32 => 3u32, u64 => 3u64
+        );
+        let neg = Tensor::from_vec(vec![-2i8], &[1]).unwrap();
+        assert_eq!(neg.cast::<u8>().to_vec(), vec![254]);
+        assert_eq!(neg.cast::<i64>().to_vec(), vec![-2]);
+        assert_eq!(neg.cast::<bf16>().to_vec(), vec![bf16::from_f32(-2.0)]);
+    }
+
     #[test]
     fn half_conversions() {
         let a = Tensor::from_vec(vec![0.5f32, 65504.0, 1e6, -2.0], &[4]).unwrap();

@@ -374,6 +374,26 @@ macro_rules! binary_op {
                 Tensor::$method(self, rhs)
             }
         }
+
+        #[doc = concat!("`&a ", $doc, " b` for an owned right operand (e.g. a previous result), as for `&a ", $doc, " &b`.")]
+        ///
+        /// (There is deliberately no impl for an owned *left* operand: `a.add(&b)` must keep
+        /// calling the inherent method, which borrows `a`, not a trait method that consumes it.)
+        ///
+        /// ```
+        /// use stridex::Tensor;
+        /// let a = Tensor::from_vec(vec![6i32, 8], &[2])?;
+        #[doc = concat!("let c = (&a ", $doc, " (&a ", $doc, " &a)?)?;")]
+        /// assert_eq!(c.shape(), &[2]);
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        impl<T: Numeric> $trait<Tensor<T>> for &Tensor<T> {
+            type Output = Result<Tensor<T>>;
+
+            fn $method(self, rhs: Tensor<T>) -> Result<Tensor<T>> {
+                Tensor::$method(self, &rhs)
+            }
+        }
     )*};
 }
 
