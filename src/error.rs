@@ -216,6 +216,15 @@ pub enum Error {
         /// The destination's strides.
         strides: Vec<isize>,
     },
+    /// A memory format asked of a layout with the wrong number of dims.
+    FormatRank {
+        /// The operation.
+        op: &'static str,
+        /// The format's name (`"channels_last"`, `"channels_last_3d"`).
+        format: &'static str,
+        /// The number of dims given.
+        ndim: usize,
+    },
     /// The allocator could not provide the memory.
     Alloc {
         /// Bytes requested.
@@ -362,6 +371,14 @@ impl fmt::Display for Error {
                 Dims(shape),
                 Dims(strides)
             ),
+            Error::FormatRank { op, format, ndim } => {
+                let need = if *format == "channels_last" { 4 } else { 5 };
+                write!(
+                    f,
+                    "{op}: memory format {format} needs {need} dims (N, C, then spatial), the \
+                     layout has {ndim}"
+                )
+            }
             Error::Alloc { bytes } => write!(f, "allocation of {bytes} bytes failed"),
         }
     }

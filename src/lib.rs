@@ -65,7 +65,7 @@ mod tensor;
 
 pub use element::{DType, Element};
 pub use error::{Error, Result};
-pub use layout::{broadcast_shapes, Layout};
+pub use layout::{broadcast_shapes, Layout, MemoryFormat};
 pub use storage::Storage;
 pub use tensor::{Iter, Tensor};
 

@@ -171,28 +171,34 @@ pub(crate) unsafe fn copy_strided<T: Element>(
     }
 }
 
-/// Copies the elements `layout` addresses in `src` into a fresh storage, in row-major order;
-/// returns the storage and its row-major layout (offset 0).
+/// Copies the elements `layout` addresses in `src` into a fresh storage laid out as `dst`,
+/// which must be dense (non-overlapping and dense, offset 0, same shape), e.g. row-major or
+/// channels-last.
 ///
 /// # Panics
-/// If `layout` does not fit `src` (the tensor invariant, asserted before any access).
+/// If `layout` does not fit `src` (the tensor invariant) or `dst` is not such a layout; both
+/// are asserted before any access.
 pub(crate) fn to_fresh_storage<T: Element>(
     src: &Storage<T>,
     layout: &Layout,
-) -> Result<(Storage<T>, Layout)> {
+    dst: &Layout,
+) -> Result<Storage<T>> {
     assert!(
         layout.fits_in(src.len()),
         "copy: layout does not fit its storage"
     );
-    let dst = Layout::contiguous(layout.shape())?;
+    assert!(
+        dst.shape() == layout.shape() && dst.offset() == 0 && dst.is_non_overlapping_and_dense(),
+        "copy: a fresh destination must be dense"
+    );
     let mut fresh = Storage::<T>::uninit(dst.numel())?;
-    // SAFETY: `layout` fits `src` (asserted); `dst` is row-major over exactly `numel` fresh
-    // elements, so it fits, writes each element once, and cannot overlap `src`'s allocation,
-    // which nothing writes while it is shared.
-    unsafe { copy_strided(src.as_ptr(), layout, fresh.as_mut_ptr(), &dst) };
-    // SAFETY: a row-major layout over `numel` elements addresses every one of them, and the
-    // copy wrote each addressed element.
-    Ok((unsafe { fresh.assume_init() }, dst))
+    // SAFETY: `layout` fits `src` (asserted); `dst` is dense from offset 0 over exactly `numel`
+    // fresh elements (asserted), so it fits, writes each element once, and cannot overlap
+    // `src`'s allocation, which nothing writes while it is shared.
+    unsafe { copy_strided(src.as_ptr(), layout, fresh.as_mut_ptr(), dst) };
+    // SAFETY: a dense layout over `numel` elements from offset 0 addresses every one of them,
+    // and the copy wrote each addressed element.
+    Ok(unsafe { fresh.assume_init() })
 }
 
 /// The elements `layout` addresses in `src`, in row-major order, as a `Vec`.

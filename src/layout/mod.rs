@@ -41,11 +41,13 @@
 
 mod broadcast;
 mod coalesce;
+mod format;
 mod view;
 mod view_ops;
 
 pub use broadcast::broadcast_shapes;
 pub use coalesce::coalesce_joint;
+pub use format::MemoryFormat;
 
 use crate::error::{Error, Result};
 

@@ -7,6 +7,7 @@ use super::Tensor;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::kernels::copy;
+use crate::layout::Layout;
 
 impl<T: Element> Tensor<T> {
     /// This tensor's data in row-major order: the tensor itself (same storage, no copy) if it
@@ -44,7 +45,12 @@ impl<T: Element> Tensor<T> {
         if self.is_contiguous() {
             return Ok(self.clone());
         }
-        let (storage, dst) = copy::to_fresh_storage(&self.storage, &self.layout)?;
+        self.copy_to_fresh(Layout::contiguous(self.shape())?)
+    }
+
+    /// One copy into a fresh storage laid out as `dst`, a dense layout of this shape.
+    pub(crate) fn copy_to_fresh(&self, dst: Layout) -> Result<Tensor<T>> {
+        let storage = copy::to_fresh_storage(&self.storage, &self.layout, &dst)?;
         Ok(Self::from_parts(Arc::new(storage), dst))
     }
 

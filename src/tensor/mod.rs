@@ -14,6 +14,7 @@
 mod access;
 mod copy;
 mod fmt;
+mod format;
 mod views;
 
 pub use access::Iter;
