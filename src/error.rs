@@ -225,6 +225,16 @@ pub enum Error {
         /// The number of dims given.
         ndim: usize,
     },
+    /// A copy the user did not ask for, inside
+    /// [`forbid_implicit_copies`](crate::audit::forbid_implicit_copies).
+    ImplicitCopy {
+        /// Why the operation would have copied.
+        reason: crate::audit::CopyReason,
+        /// Bytes it would have copied.
+        bytes: usize,
+        /// The user's source line.
+        location: &'static std::panic::Location<'static>,
+    },
     /// The allocator could not provide the memory.
     Alloc {
         /// Bytes requested.
@@ -304,17 +314,25 @@ impl fmt::Display for Error {
                     Dims(shape)
                 ),
             },
-            Error::ViewNotPossible { shape, strides, requested, dims } => write!(
-                f,
-                "view {}: the layout has shape {} and strides {}; dims {}..={} would have to be \
-                 merged but are not contiguous with each other; call reshape() to copy, or \
-                 contiguous() first",
-                Dims(requested),
-                Dims(shape),
-                Dims(strides),
-                dims.0,
-                dims.1
-            ),
+            Error::ViewNotPossible { shape, strides, requested, dims } => {
+                let (lo, hi) = *dims;
+                write!(
+                    f,
+                    "view {}: the layout has shape {} and strides {}; dims {lo}..={hi} would \
+                     have to be merged but are not contiguous with each other",
+                    Dims(requested),
+                    Dims(shape),
+                    Dims(strides),
+                )?;
+                if lo < hi && hi < shape.len() {
+                    // The stride dim `lo` would need to continue dims lo+1..=hi in storage.
+                    let need = shape[lo + 1..=hi]
+                        .iter()
+                        .fold(strides[hi] as i128, |acc, &d| acc.saturating_mul(d as i128));
+                    write!(f, " (dim {lo} has stride {}, merging needs {need})", strides[lo])?;
+                }
+                f.write_str("; call reshape() to copy, or contiguous() first")
+            }
             Error::ExpandMismatch { shape, requested, dim } => write!(
                 f,
                 "expand {}: dim {dim} of shape {} has size {} and only size-1 dims can be \
@@ -379,6 +397,11 @@ impl fmt::Display for Error {
                      layout has {ndim}"
                 )
             }
+            Error::ImplicitCopy { reason, bytes, location } => write!(
+                f,
+                "implicit copy forbidden: {reason} of {bytes} bytes at {location}; make the copy \
+                 explicit with contiguous() first, or change the layout so a view suffices"
+            ),
             Error::Alloc { bytes } => write!(f, "allocation of {bytes} bytes failed"),
         }
     }

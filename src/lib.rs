@@ -53,9 +53,11 @@
 //! - [`storage`]: the aligned allocation.
 //! - [`element`]: the element types (`f32`, `f64`, `f16`, `bf16`, `i8`..`i64`, `u8`..`u64`).
 //! - [`error`]: the error type.
+//! - [`audit`]: counting, locating and forbidding copies.
 
 #![warn(missing_docs)]
 
+pub mod audit;
 pub mod element;
 pub mod error;
 mod kernels;

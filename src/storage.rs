@@ -171,12 +171,18 @@ impl<T: Element> Storage<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn full(len: usize, value: T) -> Result<Self> {
+        Self::from_fn(len, |_| value)
+    }
+
+    /// A storage whose element `i` is `f(i)`, written straight into fresh memory.
+    pub(crate) fn from_fn(len: usize, mut f: impl FnMut(usize) -> T) -> Result<Self> {
         let mut fresh = Self::uninit(len)?;
         let p = fresh.as_mut_ptr();
         for i in 0..len {
             // SAFETY: i < len, inside the allocation (invariant 2); T is Copy (Pod), so a plain
-            // write into uninitialized memory is fine.
-            unsafe { p.add(i).write(value) };
+            // write into uninitialized memory is fine. If `f` panics, `fresh` is freed without
+            // ever being read.
+            unsafe { p.add(i).write(f(i)) };
         }
         // SAFETY: all `len` elements were just written.
         Ok(unsafe { fresh.assume_init() })

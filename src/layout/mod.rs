@@ -41,6 +41,7 @@
 
 mod broadcast;
 mod coalesce;
+mod explain;
 mod format;
 mod view;
 mod view_ops;

@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use super::Tensor;
+use crate::audit::CopyReason;
 use crate::element::Element;
 use crate::error::Result;
 use crate::layout::{Layout, MemoryFormat};
@@ -40,12 +41,16 @@ impl<T: Element> Tensor<T> {
     /// assert!(y.contiguous_in(ChannelsLast)?.shares_storage(&y));
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[track_caller]
     pub fn contiguous_in(&self, format: MemoryFormat) -> Result<Tensor<T>> {
         format.check_ndim("contiguous_in", self.ndim())?;
         if self.is_contiguous_in(format) {
             return Ok(self.clone());
         }
-        self.copy_to_fresh(Layout::contiguous_in(self.shape(), format)?)
+        self.copy_to_fresh(
+            Layout::contiguous_in(self.shape(), format)?,
+            CopyReason::ContiguousIn,
+        )
     }
 
     /// The format the strides follow ([`Layout::suggest_memory_format`], PyTorch's rules).
