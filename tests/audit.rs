@@ -52,12 +52,8 @@ fn each_copying_path_reports_one_event_at_the_callers_line() {
     one(&r, CopyReason::CopyInto, 96, line);
 
     let x = Tensor::<u8>::zeros(&[1, 2, 3, 4]).unwrap();
-    let ((_, line), r) = audit::record(|| {
-        (
-            x.contiguous_in(MemoryFormat::ChannelsLast).unwrap(),
-            line!(),
-        )
-    });
+    let cl = MemoryFormat::ChannelsLast;
+    let ((_, line), r) = audit::record(|| (x.contiguous_in(cl).unwrap(), line!()));
     one(&r, CopyReason::ContiguousIn, 24, line);
 
     let ((_, line), r) = audit::record(|| (Tensor::from_slice(&[1i64, 2], &[2]).unwrap(), line!()));
