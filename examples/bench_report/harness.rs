@@ -38,6 +38,7 @@ impl Row {
 /// Runs cases and collects rows.
 pub struct Harness {
     reps: usize,
+    filter: Option<String>,
     ref_src: Vec<u8>,
     ref_dst: Vec<u8>,
     /// The rows measured so far.
@@ -60,6 +61,7 @@ impl Harness {
     pub fn new(reps: usize) -> Harness {
         Harness {
             reps,
+            filter: std::env::var("BENCH_FILTER").ok(),
             ref_src: vec![1u8; REF_BYTES],
             ref_dst: vec![0u8; REF_BYTES],
             rows: vec![],
@@ -75,6 +77,7 @@ impl Harness {
     }
 
     /// Times `fresh` (and `into`, `other` when given), each run interleaved with a REF run.
+    /// Cases whose name lacks the `BENCH_FILTER` substring (when set) are skipped.
     pub fn case(
         &mut self,
         case: &str,
@@ -83,6 +86,9 @@ impl Harness {
         mut into: Option<&mut dyn FnMut()>,
         mut other: Option<&mut dyn FnMut()>,
     ) {
+        if self.filter.as_ref().is_some_and(|f| !case.contains(f.as_str())) {
+            return;
+        }
         let (mut refs, mut fr, mut it, mut ot) = (vec![], vec![], vec![], vec![]);
         fresh();
         if let Some(f) = into.as_mut() {

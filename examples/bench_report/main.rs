@@ -11,10 +11,12 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(5);
-    let mut counts = vec![1];
-    if cores > 1 {
-        counts.push(cores);
-    }
+    // BENCH_THREADS="1,2,4" picks the thread counts (default: 1 and all cores).
+    let counts: Vec<usize> = match std::env::var("BENCH_THREADS") {
+        Ok(list) => list.split(',').filter_map(|s| s.trim().parse().ok()).collect(),
+        Err(_) if cores > 1 => vec![1, cores],
+        Err(_) => vec![1],
+    };
     println!("# stridex bench report\n");
     println!(
         "{cores} cores; medians of {reps} runs; REF measured interleaved with every case. \
