@@ -381,11 +381,11 @@ impl fmt::Display for Error {
             ),
             Error::SharedStorage { op, holders } => write!(
                 f,
-                "{op}: the destination's storage is shared by {holders} tensors; writing would                  change the others too; drop the other views or write into a fresh tensor"
+                "{op}: the destination's storage is shared by {holders} tensors; writing would change the others too; drop the other views or write into a fresh tensor"
             ),
             Error::OverlappingDestination { op, shape, strides } => write!(
                 f,
-                "{op}: destination shape {} with strides {} addresses some elements more than                  once; write into a contiguous tensor instead",
+                "{op}: destination shape {} with strides {} addresses some elements more than once; write into a contiguous tensor instead",
                 Dims(shape),
                 Dims(strides)
             ),

@@ -86,7 +86,11 @@ impl Harness {
         mut into: Option<&mut dyn FnMut()>,
         mut other: Option<&mut dyn FnMut()>,
     ) {
-        if self.filter.as_ref().is_some_and(|f| !case.contains(f.as_str())) {
+        if self
+            .filter
+            .as_ref()
+            .is_some_and(|f| !case.contains(f.as_str()))
+        {
             return;
         }
         let (mut refs, mut fr, mut it, mut ot) = (vec![], vec![], vec![], vec![]);

@@ -13,7 +13,10 @@ fn main() {
         .unwrap_or(5);
     // BENCH_THREADS="1,2,4" picks the thread counts (default: 1 and all cores).
     let counts: Vec<usize> = match std::env::var("BENCH_THREADS") {
-        Ok(list) => list.split(',').filter_map(|s| s.trim().parse().ok()).collect(),
+        Ok(list) => list
+            .split(',')
+            .filter_map(|s| s.trim().parse().ok())
+            .collect(),
         Err(_) if cores > 1 => vec![1, cores],
         Err(_) => vec![1],
     };

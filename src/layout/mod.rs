@@ -340,9 +340,14 @@ impl Layout {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn offset_of(&self, index: &[usize]) -> Result<usize> {
+        self.offset_of_for("offset_of", index)
+    }
+
+    /// [`Layout::offset_of`] naming `op` in its errors.
+    pub(crate) fn offset_of_for(&self, op: &'static str, index: &[usize]) -> Result<usize> {
         if index.len() != self.ndim() {
             return Err(Error::IndexRank {
-                op: "offset_of",
+                op,
                 index: index.to_vec(),
                 shape: self.shape.clone(),
             });
@@ -351,7 +356,7 @@ impl Layout {
         for (dim, ((&i, &d), &s)) in index.iter().zip(&self.shape).zip(&self.strides).enumerate() {
             if i >= d {
                 return Err(Error::IndexOutOfRange {
-                    op: "offset_of",
+                    op,
                     dim,
                     index: i,
                     size: d,

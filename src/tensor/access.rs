@@ -22,7 +22,7 @@ impl<T: Element> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn get(&self, index: &[usize]) -> Result<T> {
-        let off = self.layout.offset_of(index)?;
+        let off = self.layout.offset_of_for("get", index)?;
         // In bounds by the tensor invariant; a plain indexed read.
         Ok(self.storage.as_slice()[off])
     }
