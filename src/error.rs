@@ -114,7 +114,8 @@ pub enum Error {
         have: usize,
         /// The shape asked for.
         shape: Vec<usize>,
-        /// Number of elements that shape needs (`None` if it overflows).
+        /// Number of elements that shape needs (`None` if a size or the count exceeds
+        /// `isize::MAX`).
         need: Option<usize>,
     },
     /// `view` cannot express the new shape with strides over the same storage elements.
@@ -310,7 +311,8 @@ impl fmt::Display for Error {
                 ),
                 None => write!(
                     f,
-                    "{op}: shape {} has more elements than usize can count; there are {have}",
+                    "{op}: shape {} has a size or element count above isize::MAX; there are \
+                     {have} elements",
                     Dims(shape)
                 ),
             },

@@ -237,6 +237,10 @@ unsafe fn into_raw<T: Element>(src: &Storage<T>, layout: &Layout, dst: *mut T, n
         "copy: layout does not fit its storage"
     );
     debug_assert_eq!(n, layout.numel());
+    if n == 0 {
+        // Nothing to copy; an empty shape may not even have row-major strides that fit.
+        return;
+    }
     let dst_layout = Layout::contiguous(layout.shape()).expect("the shape of a valid layout");
     // SAFETY: `layout` fits `src` (asserted); the row-major `dst_layout` addresses exactly the
     // `n` writable elements, each once; no overlap by the caller's contract.

@@ -34,6 +34,10 @@ pub type TestResult = Result<(), TestCaseError>;
 /// The true element count (a product with a zero is zero, whatever the other sizes), or `None`
 /// if it exceeds `isize::MAX`.
 pub fn true_numel(shape: &[usize]) -> Option<usize> {
+    // Every size must fit in isize (Layout invariant 2), whatever the count.
+    if shape.iter().any(|&d| d > isize::MAX as usize) {
+        return None;
+    }
     if shape.contains(&0) {
         return Some(0);
     }
@@ -491,6 +495,10 @@ impl Model {
             return Err(vec!["NumelMismatch"]);
         }
         if self.numel() == 0 {
+            // A new empty shape gets row-major strides, which must fit in isize.
+            if shape != self.shape.as_slice() && row_major_overflows(shape) {
+                return Err(vec!["Overflow"]);
+            }
             return Ok(Model {
                 shape: shape.to_vec(),
                 offs: vec![],
@@ -1035,26 +1043,15 @@ pub fn arb_start_mixed() -> impl Strategy<Value = (Vec<usize>, Vec<isize>, usize
     prop_oneof![arb_start(), arb_dense_start()]
 }
 
-/// Known bug zone: a shape whose true element count is 0 but whose left-to-right product
-/// overflows `usize` before reaching the zero (`Layout` rejects it with `Overflow`).
-pub fn numel_order_bug(shape: &[usize]) -> bool {
-    shape.contains(&0)
-        && shape
-            .iter()
-            .try_fold(1usize, |a, &d| a.checked_mul(d))
-            .is_none()
-}
-
-/// Known bug zone: an empty shape whose row-major strides (sizes of 0 counted as 1) overflow
-/// `isize`; `Layout::contiguous` rejects it, so copies and views to it panic.
-pub fn row_major_bug(shape: &[usize]) -> bool {
-    shape.contains(&0)
-        && shape
-            .iter()
-            .try_fold(1isize, |a, &d| {
-                a.checked_mul(isize::try_from(d.max(1)).ok()?)
-            })
-            .is_none()
+/// Whether the row-major strides of `shape` (sizes of 0 counted as 1) overflow `isize`, so an
+/// empty shape has no contiguous layout.
+pub fn row_major_overflows(shape: &[usize]) -> bool {
+    shape
+        .iter()
+        .try_fold(1isize, |a, &d| {
+            a.checked_mul(isize::try_from(d.max(1)).ok()?)
+        })
+        .is_none()
 }
 
 // ---------------------------------------------------------------------------------------------
