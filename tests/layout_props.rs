@@ -285,7 +285,7 @@ proptest! {
                 let _ = r.offset_of(&vec![0; r.ndim()]);
             }
             let model_ok = small(l.shape())
-                && target_shape(&op).map_or(true, small);
+                && target_shape(&op).is_none_or(small);
             if model_ok {
                 let m = Model::strided(l.shape(), l.strides(), l.offset());
                 let want = m.apply(&op);

@@ -250,7 +250,7 @@ impl Model {
         let mut sorted = self.offs.clone();
         sorted.sort_unstable();
         let consecutive = sorted.windows(2).all(|w| w[1] == w[0] + 1);
-        let forward = (0..self.ndim()).all(|d| self.step(d).map_or(true, |s| s > 0));
+        let forward = (0..self.ndim()).all(|d| self.step(d).is_none_or(|s| s > 0));
         consecutive && forward
     }
 
@@ -766,7 +766,7 @@ impl OpGen {
                     t.remove(b.below(t.len()));
                 }
                 // Keep the model cheap: never expand to more than a few thousand elements.
-                if true_numel(&t).map_or(true, |m| m > 3000) {
+                if true_numel(&t).is_none_or(|m| m > 3000) {
                     t = shape.to_vec();
                 }
                 Op::Expand(t)
