@@ -35,5 +35,11 @@ fn main() {
         pool.install(|| copy_cases::all(&mut h));
         println!("## {threads} thread(s): copies (`contiguous()` fresh, `contiguous_into` into a reused buffer)\n");
         println!("{}", h.table("ndarray"));
+        println!(
+            "fresh: `contiguous()` into a new storage (after the first run, the large-buffer \
+             cache hands back the previous output's pages); cold: the same with the cache off, \
+             so every output lands on fresh huge pages the kernel must fault in and zero; into: \
+             `contiguous_into` a reused buffer. ndarray allocates normally (4 KiB pages).\n"
+        );
     }
 }
