@@ -78,9 +78,11 @@
 //! - [`element`]: the element types (`f32`, `f64`, `f16`, `bf16`, `i8`..`i64`, `u8`..`u64`).
 //! - [`scalar`]: what arithmetic means per element type ([`Numeric`]).
 //! - [`error`]: the error type.
+//! - [`audit`]: counting, locating and forbidding copies.
 
 #![warn(missing_docs)]
 
+pub mod audit;
 pub mod element;
 pub mod error;
 mod iter;
@@ -92,7 +94,7 @@ mod tensor;
 
 pub use element::{DType, Element};
 pub use error::{Error, Result};
-pub use layout::{broadcast_shapes, Layout};
+pub use layout::{broadcast_shapes, Layout, MemoryFormat};
 pub use scalar::Numeric;
 pub use storage::Storage;
 pub use tensor::{Iter, Tensor};

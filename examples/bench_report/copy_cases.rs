@@ -4,7 +4,7 @@
 use std::hint::black_box;
 
 use ndarray::{ArrayD, Axis, IxDyn, Slice};
-use stridex::{Element, Tensor};
+use stridex::{Element, MemoryFormat, Tensor};
 
 use crate::harness::Harness;
 
@@ -104,16 +104,8 @@ pub fn all(h: &mut Harness) {
             },
         );
     }
-    let (x, ax) = arrays(&[32, 64, 56, 56], |i| i as f32);
-    run(
-        h,
-        Case {
-            name: "NCHW->NHWC 32x64x56x56 f32".into(),
-            view: x.permute(&[0, 2, 3, 1]).unwrap(),
-            nd: ax,
-            nd_view: |a| a.view().permuted_axes(IxDyn(&[0, 2, 3, 1])),
-        },
-    );
+    memory_formats(h, |i| i as f32, "f32");
+    memory_formats(h, |i| half::f16::from_f32((i % 2048) as f32), "f16");
 
     let (h16, a16) = arrays(&[4096, 4096], |i| half::f16::from_f32((i % 2048) as f32));
     run(
@@ -154,5 +146,53 @@ pub fn all(h: &mut Harness) {
             nd: ad,
             nd_view: |a| a.view().reversed_axes(),
         },
+    );
+}
+
+/// NCHW -> NHWC (`contiguous_in(ChannelsLast)`) and back (`contiguous()` of a channels-last
+/// tensor), 32x64x56x56.
+fn memory_formats<T: Element>(h: &mut Harness, from: fn(usize) -> T, ty: &str) {
+    let (x, ax) = arrays(&[32, 64, 56, 56], from);
+    let bytes = 2 * x.numel() * std::mem::size_of::<T>();
+    let mut buf = vec![T::zeroed(); x.numel()];
+    let nhwc_into = x.permute(&[0, 2, 3, 1]).unwrap();
+    h.case(
+        &format!("NCHW->NHWC 32x64x56x56 {ty}"),
+        bytes,
+        &mut || {
+            black_box(x.contiguous_in(MemoryFormat::ChannelsLast).unwrap());
+        },
+        Some(&mut || nhwc_into.contiguous_into(black_box(&mut buf)).unwrap()),
+        Some(&mut || {
+            black_box(
+                ax.view()
+                    .permuted_axes(IxDyn(&[0, 2, 3, 1]))
+                    .as_standard_layout()
+                    .into_owned(),
+            );
+        }),
+    );
+    let cl = x.contiguous_in(MemoryFormat::ChannelsLast).unwrap();
+    let a_nhwc = ax
+        .view()
+        .permuted_axes(IxDyn(&[0, 2, 3, 1]))
+        .as_standard_layout()
+        .into_owned();
+    h.case(
+        &format!("NHWC->NCHW 32x64x56x56 {ty}"),
+        bytes,
+        &mut || {
+            black_box(cl.contiguous());
+        },
+        Some(&mut || cl.contiguous_into(black_box(&mut buf)).unwrap()),
+        Some(&mut || {
+            black_box(
+                a_nhwc
+                    .view()
+                    .permuted_axes(IxDyn(&[0, 3, 1, 2]))
+                    .as_standard_layout()
+                    .into_owned(),
+            );
+        }),
     );
 }

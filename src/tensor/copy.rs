@@ -4,9 +4,11 @@
 use std::sync::Arc;
 
 use super::Tensor;
+use crate::audit::{self, CopyReason};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::kernels::copy;
+use crate::layout::Layout;
 
 impl<T: Element> Tensor<T> {
     /// This tensor's data in row-major order: the tensor itself (same storage, no copy) if it
@@ -25,6 +27,7 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(c.storage().as_slice(), &[0, 3, 1, 4, 2, 5]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[track_caller]
     pub fn contiguous(&self) -> Tensor<T> {
         self.try_contiguous()
             .unwrap_or_else(|e| panic!("contiguous: {e}"))
@@ -40,11 +43,24 @@ impl<T: Element> Tensor<T> {
     /// assert!(a.t()?.try_contiguous()?.is_contiguous());
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[track_caller]
     pub fn try_contiguous(&self) -> Result<Tensor<T>> {
         if self.is_contiguous() {
             return Ok(self.clone());
         }
-        let (storage, dst) = copy::to_fresh_storage(&self.storage, &self.layout)?;
+        self.copy_to_fresh(Layout::contiguous(self.shape())?, CopyReason::Contiguous)
+    }
+
+    /// One copy, reported to the audit as `reason`, into a fresh storage laid out as `dst`, a
+    /// dense layout of this shape.
+    ///
+    /// # Errors
+    /// [`Error::ImplicitCopy`] for an implicit `reason` inside a forbidding scope;
+    /// [`Error::Alloc`].
+    #[track_caller]
+    pub(crate) fn copy_to_fresh(&self, dst: Layout, reason: CopyReason) -> Result<Tensor<T>> {
+        audit::note_copy(reason, T::DTYPE, &self.layout, &dst)?;
+        let storage = copy::to_fresh_storage(&self.storage, &self.layout, &dst)?;
         Ok(Self::from_parts(Arc::new(storage), dst))
     }
 
@@ -62,6 +78,7 @@ impl<T: Element> Tensor<T> {
     /// assert!(a.contiguous_into(&mut buf[..5]).is_err());
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[track_caller]
     pub fn contiguous_into(&self, dst: &mut [T]) -> Result<()> {
         if dst.len() != self.numel() {
             return Err(Error::NumelMismatch {
@@ -71,6 +88,16 @@ impl<T: Element> Tensor<T> {
                 need: Some(self.numel()),
             });
         }
+        if dst.is_empty() {
+            return Ok(());
+        }
+        let dst_layout = Layout::contiguous(self.shape())?;
+        audit::note_explicit_copy(
+            CopyReason::ContiguousInto,
+            T::DTYPE,
+            &self.layout,
+            &dst_layout,
+        );
         copy::to_slice(&self.storage, &self.layout, dst);
         Ok(())
     }
@@ -94,6 +121,7 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(dst.storage().as_slice(), &[0, 3, 1, 4, 2, 5]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[track_caller]
     pub fn copy_into(&self, dst: &mut Tensor<T>) -> Result<()> {
         if self.shape() != dst.shape() {
             return Err(Error::ShapeMismatch {
@@ -114,6 +142,7 @@ impl<T: Element> Tensor<T> {
             op: "copy_into",
             holders,
         })?;
+        audit::note_explicit_copy(CopyReason::CopyInto, T::DTYPE, &self.layout, &dst.layout);
         copy::to_storage(&self.storage, &self.layout, storage, &dst.layout);
         Ok(())
     }

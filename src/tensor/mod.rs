@@ -16,6 +16,7 @@ mod cast;
 mod compare;
 mod copy;
 mod fmt;
+mod format;
 mod ops;
 mod reduce;
 mod views;
@@ -24,6 +25,7 @@ pub use access::Iter;
 
 use std::sync::Arc;
 
+use crate::audit::{self, CopyReason};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::layout::{checked_numel, Layout};
@@ -68,6 +70,7 @@ impl<T: Element> Tensor<T> {
     /// assert!(stridex::Tensor::from_vec(vec![1.0f32; 3], &[2, 2]).is_err());
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[track_caller]
     pub fn from_vec(data: Vec<T>, shape: &[usize]) -> Result<Tensor<T>> {
         Self::from_slice(&data, shape)
     }
@@ -82,8 +85,10 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(t.to_vec(), vec![1, 2, 3]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[track_caller]
     pub fn from_slice(data: &[T], shape: &[usize]) -> Result<Tensor<T>> {
         let layout = Self::row_major("from_slice", shape, data.len())?;
+        audit::note_explicit_copy(CopyReason::FromSlice, T::DTYPE, &layout, &layout);
         Ok(Self::from_parts(
             Arc::new(Storage::from_slice(data)?),
             layout,
@@ -334,10 +339,16 @@ impl<T: Element + num_traits::Num + num_traits::NumCast> Tensor<T> {
             return Err(overflow(usize::MAX));
         }
         let n = count as usize;
-        let data = (0..n)
-            .map(|i| T::from(s + i as f64 * st).ok_or_else(|| overflow(n)))
-            .collect::<Result<Vec<T>>>()?;
-        Self::from_vec(data, &[n])
+        // Check every value converts before writing any, so the storage fill cannot fail.
+        let value = |i: usize| T::from(s + i as f64 * st);
+        if n > 0 && (value(0).is_none() || value(n - 1).is_none()) {
+            return Err(overflow(n));
+        }
+        let storage = Storage::from_fn(n, |i| value(i).unwrap_or_else(T::zero))?;
+        Ok(Self::from_parts(
+            Arc::new(storage),
+            Layout::contiguous(&[n])?,
+        ))
     }
 }
 
