@@ -460,3 +460,28 @@ fn float_sums_are_pairwise_not_running() {
         }
     }
 }
+
+#[test]
+fn no_op_copies_an_operand() {
+    // Transposed, narrowed, flipped, expanded and as_strided views, computed on directly.
+    let a = Tensor::from_vec((0..600).map(|i| i as f32).collect(), &[20, 30]).unwrap();
+    let t = a.t().unwrap(); // [30, 20]
+    let n = a.narrow(1, 5, 20).unwrap().flip(0).unwrap(); // [20, 20]
+    let e = a.narrow(0, 3, 1).unwrap().expand(&[30, 30]).unwrap(); // a row, broadcast
+    let s = a.as_strided(&[20, 20], &[1, 30], 7).unwrap();
+    let (_, report) = stridex::audit::record(|| {
+        let x = (&t.narrow(0, 0, 20).unwrap() + &n).unwrap();
+        let y = (&x * &s).unwrap();
+        let z = Tensor::where_cond(&y.cmp_gt(&x).unwrap(), &y, &n).unwrap();
+        let col = t.narrow(1, 0, 1).unwrap(); // [30, 1], broadcast against [30, 30]
+        let m = (&e - &col).unwrap().map(|v| v * 2.0).cast::<half::bf16>();
+        (
+            z.sum_dim(0, false).unwrap(),
+            t.mean_dims(&[0, 1], true).unwrap(),
+            n.argmax_dim(1, false).unwrap(),
+            m.max_all().unwrap(),
+            s.sqrt().prod_dim(1, false).unwrap(),
+        )
+    });
+    assert_eq!(report.count(), 0, "{:?}", report.events());
+}
