@@ -10,8 +10,10 @@ use crate::layout::coalesce_joint;
 /// stride as one line per row).
 const TILE_J_BYTES: usize = 256;
 /// Length of a tile along the output's inner dim, in elements: the other operands are read
-/// and the output written in runs of this many elements (2 KiB of f32).
-pub(crate) const TILE_L: usize = 512;
+/// and the output written in runs of this many elements (8 KiB of f32), long enough for the
+/// hardware prefetchers to follow. A tile buffer is then `TILE_J_BYTES * TILE_L` = 512 KiB,
+/// which stays in L2.
+pub(crate) const TILE_L: usize = 2048;
 
 /// How to walk one output and its inputs, all viewed as layouts of one shape.
 ///
