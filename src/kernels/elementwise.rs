@@ -58,8 +58,8 @@ pub(crate) unsafe fn execute<const N: usize, K: Runs<N>>(
     if plan.numel() == 0 {
         return;
     }
-    // SAFETY: the offsets are addressed elements (or the start, for a 1-element plan), in
-    // bounds by the contract.
+    // SAFETY: each offset is an addressed element of its operand, in bounds by the contract
+    // (and below isize::MAX elements by Layout invariant 3).
     let origin: [*mut u8; N] =
         std::array::from_fn(|k| unsafe { bases[k].add(plan.offsets[k] * K::SIZES[k]) });
     let origin = SharedPtr(origin);
@@ -111,6 +111,8 @@ unsafe fn run_range<const N: usize, K: Runs<N>>(
         let ptrs: [*mut u8; N] = std::array::from_fn(|k| unsafe {
             origin[k].offset(row[k] + col as isize * bstr[inner][k])
         });
+        // SAFETY: the run's `len` elements per operand are addressed by the plan (above); the
+        // output is disjoint from the inputs and addresses each element once (contract).
         unsafe { kernel.run(ptrs, inner_strides, len) };
         pos += len;
         col = 0;
@@ -380,13 +382,15 @@ where
         _types: PhantomData,
     };
     let (mut fresh, out, plan) = prepare::<O>(&[a.layout], &Map1::<A, O, F>::SIZES)?;
-    // SAFETY: `a.layout` fits its storage (checked by `base`) and so do its broadcast strides
-    // (the same offsets); the output layout is dense over exactly the fresh `numel` elements
-    // (output note: positive dense strides, offset 0), so it addresses each once, and a fresh
-    // allocation overlaps no input.
+    // SAFETY: `a.layout` fits its storage (the Tensor invariant, re-checked by `base`), so
+    // every offset it addresses is in bounds and initialized (Storage invariant 3); its
+    // broadcast strides address the same offsets, and by Layout invariant 3 no offset
+    // arithmetic overflows. The output layout is dense over exactly the fresh `numel`
+    // elements (Note [output layout]: positive dense strides, offset 0), so it addresses each
+    // once, and a fresh allocation (Storage invariant 2) overlaps no input.
     unsafe { execute(&plan, [fresh.as_mut_ptr().cast(), a.base()], &kernel) };
-    // SAFETY: the plan visits every output index, and a dense layout's indices cover every
-    // element of the storage.
+    // SAFETY: Storage invariant 3 holds: the plan visits every output index, and a dense
+    // layout's indices cover every element of its storage.
     Ok((unsafe { fresh.assume_init() }, out))
 }
 

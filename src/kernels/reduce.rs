@@ -75,12 +75,13 @@ pub(crate) fn reduce<T: Element, R: Reducer<T>>(
         }
     } else if n_out > 0 {
         // SAFETY: the offset is an addressed element of `layout` (it has elements: count > 0
-        // and n_out > 0), in bounds by the fit checked above.
+        // and n_out > 0), in bounds by the fit checked above (the Tensor invariant).
         let input = unsafe { storage.as_ptr().add(plan.input_offset) };
         // SAFETY: the plan's input strides are `layout`'s (reordered and coalesced), so every
-        // offset it forms from `input` is addressed by `layout`; its output strides are the
-        // dense `out_layout`'s, which addresses each of the `n_out` fresh elements exactly
-        // once as the kept loops run over their ranges.
+        // offset it forms from `input` is addressed by `layout`: in bounds, initialized
+        // (Storage invariant 3), and without overflow (Layout invariant 3). Its output strides
+        // are the dense `out_layout`'s, which addresses each of the `n_out` fresh elements
+        // (Storage invariant 2) exactly once as the kept loops run over their ranges.
         unsafe {
             match plan.kind() {
                 ReduceKind::Inner => inner(plan, r, input, out),
@@ -88,8 +89,8 @@ pub(crate) fn reduce<T: Element, R: Reducer<T>>(
             }
         }
     }
-    // SAFETY: every output element was written: by the fill loop, or once per kept index by
-    // the kernels (a dense layout's indices cover its whole storage).
+    // SAFETY: Storage invariant 3 holds: every output element was written, by the fill loop
+    // or once per kept index by the kernels (a dense layout's indices cover its storage).
     Ok(unsafe { fresh.assume_init() })
 }
 
@@ -151,24 +152,33 @@ unsafe fn inner<T: Element, R: Reducer<T>>(
         let offsets = |k: usize| unravel_offsets(k, &k_shape, &k_strides).1;
         let mut k = range.start;
         while k < range.end {
-            // SAFETY (both arms): each `k` below `n_k` is a kept index, so its offsets are
-            // addressed input/output offsets; each call writes only the output elements of its
-            // own `k`s (distinct per `k`, so threads never share one).
-            if range.end - k >= GROUP && !par {
-                let offs: [[isize; 2]; GROUP] = std::array::from_fn(|m| offsets(k + m));
+            // Each `k` below `n_k` is a kept index, so its offsets are addressed input and
+            // output offsets, and each output element is written by its own `k` only.
+            let m = if range.end - k >= GROUP && !par {
+                GROUP
+            } else {
+                1
+            };
+            if m == GROUP {
+                let offs: [[isize; 2]; GROUP] = std::array::from_fn(|i| offsets(k + i));
+                // SAFETY: addressed input offsets (above).
                 let bases = offs.map(|o| unsafe { input.get().offset(o[0]) });
+                // SAFETY: each base is the first input element of a kept index, from which
+                // the reduced loops address only input elements (the plan is the layout's).
                 let accs = unsafe { tree(r, &space, bases, 0, space.len, false) };
                 for (o, acc) in offs.iter().zip(accs) {
+                    // SAFETY: the output element of a kept index, written once (above).
                     unsafe { out.get().offset(o[1]).write(r.finish(acc, space.len)) };
                 }
-                k += GROUP;
             } else {
                 let o = offsets(k);
+                // SAFETY: as for a group, for one kept index.
                 let [acc] =
                     unsafe { tree(r, &space, [input.get().offset(o[0])], 0, space.len, par) };
+                // SAFETY: as for a group.
                 unsafe { out.get().offset(o[1]).write(r.finish(acc, space.len)) };
-                k += 1;
             }
+            k += m;
         }
     };
     if threads > 1 && n_k >= threads {
