@@ -443,6 +443,29 @@ mod tests {
     }
 
     #[test]
+    fn half_precision_ops() {
+        use half::{bf16, f16};
+        let h = Tensor::from_vec([1.0f32, 4.0, 9.0].map(f16::from_f32).to_vec(), &[3]).unwrap();
+        let two = Tensor::full(&[], f16::from_f32(2.0)).unwrap();
+        assert_eq!(
+            h.add(&two).unwrap().cast::<f32>().to_vec(),
+            vec![3.0, 6.0, 11.0]
+        );
+        assert_eq!(h.sqrt().cast::<f32>().to_vec(), vec![1.0, 2.0, 3.0]);
+        assert_eq!(
+            h.maximum(&two).unwrap().cast::<f32>().to_vec(),
+            vec![2.0, 4.0, 9.0]
+        );
+        assert_eq!(h.sum_all(), f16::from_f32(14.0));
+        let b = h.cast::<bf16>();
+        assert_eq!(
+            b.neg().abs().div(&b).unwrap().cast::<f32>().to_vec(),
+            vec![1.0; 3]
+        );
+        assert_eq!(b.mean_all(), bf16::from_f32(14.0 / 3.0));
+    }
+
+    #[test]
     fn integer_overflow_wraps() {
         let a = Tensor::from_vec(vec![i16::MAX, i16::MIN, 300], &[3]).unwrap();
         let one = Tensor::full(&[], 1i16).unwrap();
