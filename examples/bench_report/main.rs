@@ -40,8 +40,7 @@ fn main() {
             "fresh: `contiguous()` into a new storage (after the first run, the large-buffer \
              cache hands back the previous output's pages); cold: the same with the cache off, \
              so every output lands on fresh huge pages the kernel must fault in and zero; into: \
-             `contiguous_into` a reused buffer. ndarray allocates normally (4 KiB pages).
-"
+             `contiguous_into` a reused buffer. ndarray allocates normally (4 KiB pages).\n"
         );
         let mut h = harness::Harness::new(reps);
         pool.install(|| elementwise::all(&mut h));

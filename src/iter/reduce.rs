@@ -202,4 +202,16 @@ mod tests {
             Err(Error::DuplicateDim { op: "sum", dim: 1 })
         ));
     }
+
+    #[test]
+    fn reducing_channels_of_channels_last_data_reads_unit_stride_runs() {
+        use crate::layout::MemoryFormat;
+        let l = Layout::contiguous_in(&[2, 8, 5, 6], MemoryFormat::ChannelsLast).unwrap();
+        let p = ReducePlan::new("sum", &l, &[1], false).unwrap();
+        // C has stride 1 in channels-last, so the reduced loop is innermost and unit-stride.
+        assert_eq!(p.kind(), ReduceKind::Inner);
+        assert_eq!((p.shape.last(), p.input.last()), (Some(&8), Some(&1)));
+        // N, H, W coalesce into one kept loop of 60 outputs.
+        assert_eq!(p.shape, vec![60, 8]);
+    }
 }
