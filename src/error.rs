@@ -195,6 +195,53 @@ pub enum Error {
         /// Bytes requested.
         bytes: usize,
     },
+    /// `matmul`: the contracted dims of the two operands differ in size.
+    MatmulMismatch {
+        /// Shape of the left operand.
+        a: Vec<usize>,
+        /// Shape of the right operand.
+        b: Vec<usize>,
+        /// The contracted dim of `a` (its last).
+        a_dim: usize,
+        /// The contracted dim of `b` (its second to last, or its only dim).
+        b_dim: usize,
+    },
+    /// `matmul`: the batch dims (all but the two matrix dims) of the operands do not broadcast.
+    MatmulBatchMismatch {
+        /// Shape of the left operand.
+        a: Vec<usize>,
+        /// Shape of the right operand.
+        b: Vec<usize>,
+        /// The batch dims of `a`.
+        a_batch: Vec<usize>,
+        /// The batch dims of `b`.
+        b_batch: Vec<usize>,
+    },
+    /// An output tensor given to an `_into` op has the wrong shape.
+    OutputShape {
+        /// The operation, e.g. `"matmul_into"`.
+        op: &'static str,
+        /// The shape the result has.
+        expected: Vec<usize>,
+        /// The shape of the output tensor given.
+        got: Vec<usize>,
+    },
+    /// An output tensor's layout may address one storage element from two indices (stride 0 or
+    /// overlapping dims), so writing to it is ambiguous.
+    OutputOverlaps {
+        /// The operation.
+        op: &'static str,
+        /// The output's shape.
+        shape: Vec<usize>,
+        /// The output's strides.
+        strides: Vec<isize>,
+    },
+    /// An output tensor's storage is shared with another tensor (a view, or an input), so it
+    /// cannot be written in place.
+    OutputShared {
+        /// The operation.
+        op: &'static str,
+    },
 }
 
 struct Dims<'a, T>(&'a [T]);
@@ -321,6 +368,42 @@ impl fmt::Display for Error {
                 Dims(strides)
             ),
             Error::Alloc { bytes } => write!(f, "allocation of {bytes} bytes failed"),
+            Error::MatmulMismatch { a, b, a_dim, b_dim } => write!(
+                f,
+                "matmul: shapes {} and {} cannot be multiplied: contracted dim {a_dim} of the \
+                 left (size {}) differs from contracted dim {b_dim} of the right (size {})",
+                Dims(a),
+                Dims(b),
+                a[*a_dim],
+                b[*b_dim]
+            ),
+            Error::MatmulBatchMismatch { a, b, a_batch, b_batch } => write!(
+                f,
+                "matmul: shapes {} and {} cannot be multiplied: batch dims {} and {} do not \
+                 broadcast",
+                Dims(a),
+                Dims(b),
+                Dims(a_batch),
+                Dims(b_batch)
+            ),
+            Error::OutputShape { op, expected, got } => write!(
+                f,
+                "{op}: the result has shape {} but the output tensor has shape {}",
+                Dims(expected),
+                Dims(got)
+            ),
+            Error::OutputOverlaps { op, shape, strides } => write!(
+                f,
+                "{op}: the output layout (shape {}, strides {}) may address one element from \
+                 two indices; write into a tensor without stride-0 or overlapping dims",
+                Dims(shape),
+                Dims(strides)
+            ),
+            Error::OutputShared { op } => write!(
+                f,
+                "{op}: the output tensor shares its storage with another tensor (a view or an \
+                 input); drop the other handles or write into a fresh tensor"
+            ),
         }
     }
 }

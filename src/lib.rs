@@ -3,6 +3,7 @@ pub mod element;
 pub mod error;
 mod kernels;
 pub mod layout;
+pub mod matmul;
 pub mod storage;
 mod tensor;
 

@@ -1,0 +1,428 @@
+//! The GEMM core: `C (+)= A · B` for strided A, B (any element type) and a strided C of the
+//! accumulator type, in the five-loop structure of BLIS.
+//!
+//! ```text
+//! for jc in 0..n step nc            B block  kc × nc  -> packed once per (jc, pc), in L3
+//!   for pc in 0..k step kc
+//!     pack B[pc.., jc..] into nr-wide panels          (parallel over panels)
+//!     for ic in 0..m step mc        A block  mc × kc  -> packed per task, in L2
+//!       pack A[ic.., pc..] into mr-tall panels        (parallel over ic blocks)
+//!       for jr in 0..nc step nr     B panel  kc × nr  -> stays in L1
+//!         for ir in 0..mc step mr
+//!           micro-kernel: C[ic+ir.., jc+jr..] (+)= Ã panel · B̃ panel
+//! ```
+//!
+//! # Note on strides
+//!
+//! Packing is the only place that reads A and B, and it reads them through their strides:
+//! whichever of an operand's two strides is smaller in magnitude becomes the direction of the
+//! unit of work, a *run* (see [`pack`]), so a transposed operand is read as sequentially as a
+//! row-major one. Negative strides are just pointer offsets; stride 0 (broadcast) rows or
+//! columns read the same values again. Packing also converts to the accumulator type, which
+//! is how `f16`/`bf16` reach the `f32` kernel. Nothing is copied outside these panels, which
+//! are bounded by the blocking sizes, not by the operands.
+//!
+//! Products of one row or one column (`m == 1` or `n == 1`) skip packing: see [`gemv`].
+
+use num_traits::Zero;
+use rayon::prelude::*;
+
+use super::gemm::{MatMut, MatRef, Scalar, SendPtr};
+use super::kernel::{Accum, Kernel, Tile};
+
+/// `a` rounded up to a multiple of `b`.
+fn round_up(a: usize, b: usize) -> usize {
+    a.div_ceil(b) * b
+}
+
+/// A zero-filled buffer whose usable part starts on a 64-byte boundary.
+struct PackBuf<A> {
+    buf: Vec<A>,
+    start: usize,
+    len: usize,
+}
+
+impl<A: Accum> PackBuf<A> {
+    fn new(len: usize) -> PackBuf<A> {
+        let pad = 64 / std::mem::size_of::<A>();
+        let buf = vec![A::zero(); len + pad];
+        // `align_offset` may decline to align (then alignment is only a speed matter: the
+        // kernels use unaligned loads).
+        let start = buf.as_ptr().align_offset(64).min(pad);
+        PackBuf { buf, start, len }
+    }
+
+    fn as_mut_slice(&mut self) -> &mut [A] {
+        &mut self.buf[self.start..self.start + self.len]
+    }
+}
+
+/// Packs the `xs × depth` block whose element `(x, d)` is at `src + x * sx + d * sd` into
+/// panels of `w` values of `x` per `d`: element `(x, d)` goes to
+/// `dst[(x / w) * w * depth + d * w + x % w]`; `x` is zero-padded up to a multiple of `w`.
+///
+/// For A, `x` is the row and `d` the column (`w = mr`); for B, `x` is the column and `d` the
+/// row (`w = nr`). The reads go in *runs* along whichever of `x`, `d` has the smaller stride.
+///
+/// # Safety
+/// For `x < xs`, `d < depth`, `src + x * sx + d * sd` must be readable (when both are
+/// non-zero).
+unsafe fn pack<T: Scalar>(
+    src: *const T,
+    sx: isize,
+    sd: isize,
+    xs: usize,
+    depth: usize,
+    w: usize,
+    dst: &mut [T::Acc],
+) {
+    let panels = xs.div_ceil(w);
+    let dst = &mut dst[..panels * w * depth];
+    if sx.unsigned_abs() <= sd.unsigned_abs() {
+        let mut run = vec![T::Acc::zero(); xs];
+        for d in 0..depth {
+            // SAFETY: row `d` of the block, `xs` elements at stride `sx`: readable by contract.
+            unsafe { T::load_run(src.offset(d as isize * sd), sx, &mut run) };
+            for (p, chunk) in run.chunks(w).enumerate() {
+                let at = p * w * depth + d * w;
+                dst[at..at + chunk.len()].copy_from_slice(chunk);
+                dst[at + chunk.len()..at + w].fill(T::Acc::zero());
+            }
+        }
+    } else {
+        let mut run = vec![T::Acc::zero(); depth];
+        for x in 0..xs {
+            // SAFETY: column `x` of the block, `depth` elements at stride `sd`.
+            unsafe { T::load_run(src.offset(x as isize * sx), sd, &mut run) };
+            let base = (x / w) * w * depth + x % w;
+            for (d, &v) in run.iter().enumerate() {
+                dst[base + d * w] = v;
+            }
+        }
+        for x in xs..panels * w {
+            let base = (x / w) * w * depth + x % w;
+            for d in 0..depth {
+                dst[base + d * w] = T::Acc::zero();
+            }
+        }
+    }
+}
+
+/// Everything a task of the parallel loops needs; pointers are shared read-only (A, B) or
+/// written in disjoint tiles (C).
+#[derive(Clone, Copy)]
+struct Job<T: Scalar> {
+    a: MatRef<T>,
+    b: MatRef<T>,
+    c: MatMut<T::Acc>,
+    kern: Kernel<T::Acc>,
+}
+
+/// `C (+)= A · B` for an `m × k` A, `k × n` B and `m × n` C, with `threads` threads.
+///
+/// # Safety
+/// Every element `(i, p)` of `a` (`i < m`, `p < k`) and `(p, j)` of `b` is readable; every
+/// element `(i, j)` of `c` is writable (and readable if `accumulate`), distinct indices of `c`
+/// address distinct elements, `c` overlaps neither `a` nor `b`, and nothing else accesses `c`
+/// during the call. Memory of `c` need not be initialized when `!accumulate`: it is then
+/// written before it is read.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn gemm_core<T: Scalar>(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: MatRef<T>,
+    b: MatRef<T>,
+    c: MatMut<T::Acc>,
+    accumulate: bool,
+    threads: usize,
+    kern: Kernel<T::Acc>,
+) {
+    if m == 0 || n == 0 {
+        return;
+    }
+    if k == 0 {
+        if !accumulate {
+            for i in 0..m {
+                for j in 0..n {
+                    // SAFETY: (i, j) is an element of C.
+                    unsafe { *c.at(i, j) = T::Acc::zero() };
+                }
+            }
+        }
+        return;
+    }
+    // The kernels store rows of C as vectors: make C's rows the short-stride direction by
+    // computing Cᵀ = Bᵀ · Aᵀ instead when C is column-major.
+    if c.cs.unsigned_abs() > c.rs.unsigned_abs() {
+        // SAFETY: the same elements under swapped names.
+        return unsafe { gemm_core(n, m, k, b.t(), a.t(), c.t(), accumulate, threads, kern) };
+    }
+    if m == 1 {
+        // SAFETY: as above; the transposed problem has n == 1.
+        return unsafe { gemv(n, k, b.t(), a.t(), c.t(), accumulate) };
+    }
+    if n == 1 {
+        // SAFETY: the caller's contract.
+        return unsafe { gemv(m, k, a, b, c, accumulate) };
+    }
+    let job = Job { a, b, c, kern };
+    // SAFETY: the caller's contract.
+    unsafe { blocked(m, n, k, job, accumulate, threads) }
+}
+
+/// The five loops; see the [module docs](self).
+///
+/// # Safety
+/// As [`gemm_core`], with `m, n, k > 0`.
+unsafe fn blocked<T: Scalar>(
+    m: usize,
+    n: usize,
+    k: usize,
+    job: Job<T>,
+    accumulate: bool,
+    threads: usize,
+) {
+    let Kernel {
+        mr,
+        nr,
+        kc: kc_max,
+        mut mc,
+        nc: nc_max,
+        ..
+    } = job.kern;
+    if threads > 1 {
+        // At least one A block per thread.
+        mc = mc.min(round_up(m.div_ceil(threads), mr));
+    }
+    let kc_cap = k.min(kc_max);
+    let nc_cap = round_up(n.min(nc_max), nr);
+    let mut bpack = PackBuf::<T::Acc>::new(kc_cap * nc_cap);
+    let shared = SendPtr(job);
+    for jc in (0..n).step_by(nc_max) {
+        let nc = nc_max.min(n - jc);
+        for pc in (0..k).step_by(kc_max) {
+            let kc = kc_max.min(k - pc);
+            let bdst = &mut bpack.as_mut_slice()[..round_up(nc, nr) * kc];
+            let bsrc = SendPtr(job.b.at(pc, jc));
+            let pack_b = |(panel0, chunk): (usize, &mut [T::Acc])| {
+                let job = shared.get();
+                let x0 = panel0 * nr;
+                let xs = (chunk.len() / kc).min(nc - x0);
+                // SAFETY: columns x0..x0+xs of the block, which lie inside it.
+                unsafe {
+                    let src = bsrc.get().offset(x0 as isize * job.b.cs);
+                    pack::<T>(src, job.b.cs, job.b.rs, xs, kc, nr, chunk);
+                }
+            };
+            let panels = nc.div_ceil(nr);
+            if threads > 1 && panels >= 2 * threads {
+                let per = panels.div_ceil(threads);
+                bdst.par_chunks_mut(per * nr * kc)
+                    .enumerate()
+                    .for_each(|(t, chunk)| pack_b((t * per, chunk)));
+            } else {
+                pack_b((0, bdst));
+            }
+            let bpanels = SendPtr(bpack.as_mut_slice().as_ptr());
+            let acc = accumulate || pc > 0;
+            let block = |apack: &mut PackBuf<T::Acc>, ic: usize| {
+                let job = shared.get();
+                let mcur = mc.min(m - ic);
+                let adst = apack.as_mut_slice();
+                // SAFETY: rows ic..ic+mcur, columns pc..pc+kc of A; the tile writes go to
+                // rows ic..ic+mcur of C, which no other block writes.
+                unsafe {
+                    pack::<T>(job.a.at(ic, pc), job.a.rs, job.a.cs, mcur, kc, mr, adst);
+                    macro_kernel(
+                        &job,
+                        mcur,
+                        nc,
+                        kc,
+                        adst.as_ptr(),
+                        bpanels.get(),
+                        ic,
+                        jc,
+                        acc,
+                    );
+                }
+            };
+            let blocks = m.div_ceil(mc);
+            if threads > 1 && blocks > 1 {
+                (0..blocks)
+                    .into_par_iter()
+                    .for_each_init(|| PackBuf::new(mc * kc), |buf, blk| block(buf, blk * mc));
+            } else {
+                let mut apack = PackBuf::new(mc.min(round_up(m, mr)) * kc);
+                for ic in (0..m).step_by(mc) {
+                    block(&mut apack, ic);
+                }
+            }
+        }
+    }
+}
+
+/// All register tiles of one `mc × nc` block of C at `(ic, jc)`.
+///
+/// # Safety
+/// `apack` holds `round_up(mc, mr) * kc` and `bpack` `round_up(nc, nr) * kc` packed values;
+/// the block lies inside C and no other thread writes it.
+#[allow(clippy::too_many_arguments)]
+unsafe fn macro_kernel<T: Scalar>(
+    job: &Job<T>,
+    mc: usize,
+    nc: usize,
+    kc: usize,
+    apack: *const T::Acc,
+    bpack: *const T::Acc,
+    ic: usize,
+    jc: usize,
+    accumulate: bool,
+) {
+    let Kernel { mr, nr, run, .. } = job.kern;
+    for jr in (0..nc).step_by(nr) {
+        for ir in (0..mc).step_by(mr) {
+            // SAFETY: panel ir / mr of A and jr / nr of B exist in the packs; the tile
+            // (ic + ir, jc + jr) of size m × n lies in the block.
+            unsafe {
+                let tile = Tile {
+                    kc,
+                    a: apack.add(ir * kc),
+                    b: bpack.add(jr * kc),
+                    c: job.c.at(ic + ir, jc + jr),
+                    rs_c: job.c.rs,
+                    cs_c: job.c.cs,
+                    m: mr.min(mc - ir),
+                    n: nr.min(nc - jr),
+                    accumulate,
+                };
+                run(&tile);
+            }
+        }
+    }
+}
+
+/// Length of the chunks `gemv` converts at a time.
+const RUN: usize = 256;
+
+/// `y (+)= A · x` for an `m × k` A, a `k × 1` x and an `m × 1` y, without packing.
+///
+/// # Safety
+/// As [`gemm_core`] with `n == 1`.
+unsafe fn gemv<T: Scalar>(
+    m: usize,
+    k: usize,
+    a: MatRef<T>,
+    x: MatRef<T>,
+    y: MatMut<T::Acc>,
+    accumulate: bool,
+) {
+    let zero = T::Acc::zero();
+    let mut sums = vec![zero; m];
+    let mut xs = [zero; RUN];
+    let mut run = vec![zero; RUN.max(m)];
+    for p0 in (0..k).step_by(RUN) {
+        let len = RUN.min(k - p0);
+        // SAFETY: entries p0..p0+len of x.
+        unsafe { T::load_run(x.at(p0, 0), x.rs, &mut xs[..len]) };
+        if a.cs.unsigned_abs() <= a.rs.unsigned_abs() {
+            // Rows of A are the short-stride direction: one dot product per row.
+            for (i, sum) in sums.iter_mut().enumerate() {
+                // SAFETY: row i, columns p0..p0+len of A.
+                unsafe { T::load_run(a.at(i, p0), a.cs, &mut run[..len]) };
+                *sum = *sum + dot(&run[..len], &xs[..len]);
+            }
+        } else {
+            // Columns are: add multiples of columns.
+            for (p, &xp) in xs[..len].iter().enumerate() {
+                // SAFETY: column p0 + p of A, all m rows.
+                unsafe { T::load_run(a.at(0, p0 + p), a.rs, &mut run[..m]) };
+                for (s, &v) in sums.iter_mut().zip(&run[..m]) {
+                    *s = *s + v * xp;
+                }
+            }
+        }
+    }
+    for (i, &s) in sums.iter().enumerate() {
+        // SAFETY: element (i, 0) of y.
+        unsafe {
+            let p = y.at(i, 0);
+            *p = if accumulate { *p + s } else { s };
+        }
+    }
+}
+
+/// `Σ a[i] · b[i]` with eight independent partial sums (so the compiler can vectorize it).
+fn dot<A: Accum>(a: &[A], b: &[A]) -> A {
+    let mut part = [A::zero(); 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for l in 0..8 {
+            part[l] = part[l] + x[l] * y[l];
+        }
+    }
+    let tail = ra.iter().zip(rb).fold(A::zero(), |s, (&x, &y)| s + x * y);
+    part.iter().fold(tail, |s, &v| s + v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matmul::kernel::portable_kernel;
+
+    /// The blocked loops with the portable kernel and tiny blocks (so that every loop runs
+    /// several times and every edge case occurs), against a plain triple loop.
+    #[test]
+    fn blocked_loops_with_portable_kernel_match_naive() {
+        let kern = Kernel {
+            kc: 3,
+            mc: 8,
+            nc: 8,
+            ..portable_kernel::<f64>()
+        };
+        for &(m, n, k) in &[(7, 9, 10), (1, 5, 4), (5, 1, 4), (9, 9, 1), (4, 4, 0)] {
+            let a: Vec<f64> = (0..m * k).map(|v| (v % 7) as f64 - 3.0).collect();
+            let b: Vec<f64> = (0..k * n).map(|v| (v % 5) as f64 - 2.0).collect();
+            for threads in [1, 3] {
+                for accumulate in [false, true] {
+                    // C is column-major here, so the transposed path runs too.
+                    let mut c = vec![1.0f64; m * n];
+                    // SAFETY: the three buffers are separate and sized for their strides.
+                    unsafe {
+                        gemm_core::<f64>(
+                            m,
+                            n,
+                            k,
+                            MatRef {
+                                ptr: a.as_ptr(),
+                                rs: k as isize,
+                                cs: 1,
+                            },
+                            MatRef {
+                                ptr: b.as_ptr(),
+                                rs: 1,
+                                cs: k as isize,
+                            },
+                            MatMut {
+                                ptr: c.as_mut_ptr(),
+                                rs: 1,
+                                cs: m as isize,
+                            },
+                            accumulate,
+                            threads,
+                            kern,
+                        );
+                    }
+                    for i in 0..m {
+                        for j in 0..n {
+                            let want: f64 = (0..k).map(|p| a[i * k + p] * b[j * k + p]).sum();
+                            let want = want + if accumulate { 1.0 } else { 0.0 };
+                            assert_eq!(c[i + j * m], want, "{m}x{n}x{k} ({i}, {j})");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! Micro-kernels: `C[m × n] (+)= Ã · B̃` for one register tile, on packed panels.
+//!
+//! A micro-kernel multiplies an `mr × kc` panel of A by a `kc × nr` panel of B, both packed by
+//! [`super::core`] into the order the kernel reads them (A: `mr` values per step of `k`, B: `nr`
+//! values per step of `k`, zero-padded to full panels), and writes the `mr × nr` result to `C`
+//! at any strides. Only the top-left `m × n` corner is written (edge tiles).
+//!
+//! One kernel per accumulator type and instruction set, chosen once per call at run time:
+//!
+//! | acc | ISA          | `mr × nr` | registers                         |
+//! |-----|--------------|-----------|-----------------------------------|
+//! | f32 | AVX2 + FMA   | 6 × 16    | 12 accumulators, 2 B, 1 broadcast |
+//! | f64 | AVX2 + FMA   | 6 × 8     | 12 accumulators, 2 B, 1 broadcast |
+//! | any | portable     | 4 × 4     | (plain Rust, for other machines)  |
+//!
+//! The blocking sizes next to each kernel (`kc`, `mc`, `nc`) size the packed panels for the
+//! caches: a `kc × nr` B panel stays in L1 while the kernel sweeps the `mc × kc` A block in L2.
+
+use std::fmt::Debug;
+
+/// One register tile of work for a micro-kernel.
+pub struct Tile<A> {
+    /// Depth of the panels.
+    pub kc: usize,
+    /// Packed A panel: `kc` groups of `mr` values.
+    pub a: *const A,
+    /// Packed B panel: `kc` groups of `nr` values.
+    pub b: *const A,
+    /// Element `(0, 0)` of the C tile.
+    pub c: *mut A,
+    /// Row stride of C, in elements.
+    pub rs_c: isize,
+    /// Column stride of C, in elements.
+    pub cs_c: isize,
+    /// Rows of C to write (`<= mr`).
+    pub m: usize,
+    /// Columns of C to write (`<= nr`).
+    pub n: usize,
+    /// Add to C (`true`) or overwrite it without reading (`false`).
+    pub accumulate: bool,
+}
+
+/// A micro-kernel and the blocking that suits it.
+#[derive(Clone, Copy)]
+pub struct Kernel<A> {
+    /// Rows of a register tile.
+    pub mr: usize,
+    /// Columns of a register tile.
+    pub nr: usize,
+    /// Depth of a packed block (the `k` step).
+    pub kc: usize,
+    /// Rows of a packed A block (a multiple of `mr`).
+    pub mc: usize,
+    /// Columns of a packed B block (a multiple of `nr`).
+    pub nc: usize,
+    /// Runs one tile.
+    ///
+    /// # Safety
+    /// `a` holds `kc * mr` and `b` holds `kc * nr` readable values; `c + i * rs_c + j * cs_c` is
+    /// valid for writes (and reads if `accumulate`) for `i < m <= mr`, `j < n <= nr`, and no
+    /// other thread touches those elements during the call; the CPU supports the kernel's
+    /// instruction set (the constructors check it).
+    pub run: unsafe fn(&Tile<A>),
+    /// For benchmarks and diagnostics.
+    #[allow(dead_code)]
+    pub name: &'static str,
+}
+
+/// An accumulator type: what products are summed in (`f32` for every type up to 32 bits, `f64`
+/// for `f64`).
+pub trait Accum: num_traits::Float + Default + Debug + Send + Sync + 'static {
+    /// The fastest kernel this CPU supports.
+    fn best_kernel() -> Kernel<Self>;
+}
+
+impl Accum for f32 {
+    fn best_kernel() -> Kernel<f32> {
+        #[cfg(target_arch = "x86_64")]
+        if x86::has_avx2_fma() {
+            return x86::SGEMM_AVX2;
+        }
+        portable_kernel()
+    }
+}
+
+impl Accum for f64 {
+    fn best_kernel() -> Kernel<f64> {
+        #[cfg(target_arch = "x86_64")]
+        if x86::has_avx2_fma() {
+            return x86::DGEMM_AVX2;
+        }
+        portable_kernel()
+    }
+}
+
+/// The plain-Rust 4 × 4 kernel, for any accumulator type.
+pub(crate) fn portable_kernel<A: Accum>() -> Kernel<A> {
+    Kernel {
+        mr: 4,
+        nr: 4,
+        kc: 256,
+        mc: 64,
+        nc: 2048,
+        run: portable_4x4::<A>,
+        name: "portable 4x4",
+    }
+}
+
+/// Writes an `mr × nr` row-major result `ab` (row length `nr`) into the tile's C, element by
+/// element: the path for edge tiles and C layouts a vector store cannot serve.
+///
+/// # Safety
+/// As [`Kernel::run`] for `t.c`.
+unsafe fn store_scalar<A: Accum>(t: &Tile<A>, ab: &[A], nr: usize) {
+    for i in 0..t.m {
+        for j in 0..t.n {
+            // SAFETY: i < m and j < n, so this is an element of the tile the caller vouches for.
+            unsafe {
+                let p = t.c.offset(i as isize * t.rs_c + j as isize * t.cs_c);
+                let v = ab[i * nr + j];
+                *p = if t.accumulate { *p + v } else { v };
+            }
+        }
+    }
+}
+
+/// # Safety
+/// As [`Kernel::run`] with `mr = nr = 4`.
+unsafe fn portable_4x4<A: Accum>(t: &Tile<A>) {
+    let mut ab = [A::zero(); 16];
+    for p in 0..t.kc {
+        // SAFETY: p < kc and the panels hold kc groups of 4 (the caller's contract).
+        let (a, b) = unsafe {
+            (
+                std::slice::from_raw_parts(t.a.add(4 * p), 4),
+                std::slice::from_raw_parts(t.b.add(4 * p), 4),
+            )
+        };
+        for i in 0..4 {
+            for j in 0..4 {
+                ab[i * 4 + j] = ab[i * 4 + j] + a[i] * b[j];
+            }
+        }
+    }
+    // SAFETY: the caller's contract covers the tile.
+    unsafe { store_scalar(t, &ab, 4) }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::{store_scalar, Kernel, Tile};
+    use std::arch::x86_64::*;
+
+    pub(super) fn has_avx2_fma() -> bool {
+        is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
+    }
+
+    pub(super) const SGEMM_AVX2: Kernel<f32> = Kernel {
+        mr: 6,
+        nr: 16,
+        kc: 256,
+        mc: 144,
+        nc: 4080,
+        run: sgemm_6x16,
+        name: "avx2 6x16 f32",
+    };
+
+    pub(super) const DGEMM_AVX2: Kernel<f64> = Kernel {
+        mr: 6,
+        nr: 8,
+        kc: 256,
+        mc: 72,
+        nc: 4080,
+        run: dgemm_6x8,
+        name: "avx2 6x8 f64",
+    };
+
+    /// Defines a 6-row kernel whose rows are two AVX vectors of `$lanes` values: per step of
+    /// `k`, two loads of B, six broadcasts of A and twelve FMAs into twelve accumulators. The
+    /// `k` loop is unrolled by four.
+    macro_rules! avx2_kernel {
+        ($name:ident, $t:ty, $v:ty, $lanes:literal, $zero:ident, $load:ident, $bcast:ident,
+         $fma:ident, $add:ident, $store:ident) => {
+            /// # Safety
+            /// As [`Kernel::run`] with `mr = 6`, `nr = 2 * lanes`; needs AVX2 and FMA.
+            #[target_feature(enable = "avx2,fma")]
+            unsafe fn $name(t: &Tile<$t>) {
+                const NR: usize = 2 * $lanes;
+                // SAFETY (whole body): the loads read `kc` groups of 6 (A) and NR (B) values,
+                // which the caller guarantees exist; the stores touch only the m × n tile the
+                // caller vouches for; AVX2/FMA are enabled on this function and were detected
+                // before the kernel was chosen.
+                unsafe {
+                    // Start fetching the C tile now; it is needed after the k loop.
+                    for i in 0..t.m {
+                        let row = t.c.wrapping_offset(i as isize * t.rs_c);
+                        _mm_prefetch::<_MM_HINT_T0>(row.cast());
+                        let last = row.wrapping_offset((t.n as isize - 1) * t.cs_c);
+                        _mm_prefetch::<_MM_HINT_T0>(last.cast());
+                    }
+                    let mut c: [[$v; 2]; 6] = [[$zero(); 2]; 6];
+                    let (mut a, mut b) = (t.a, t.b);
+                    macro_rules! step {
+                        () => {
+                            let b0 = $load(b);
+                            let b1 = $load(b.add($lanes));
+                            for i in 0..6 {
+                                let ai = $bcast(&*a.add(i));
+                                c[i][0] = $fma(ai, b0, c[i][0]);
+                                c[i][1] = $fma(ai, b1, c[i][1]);
+                            }
+                            a = a.add(6);
+                            b = b.add(NR);
+                        };
+                    }
+                    for _ in 0..t.kc / 4 {
+                        step!();
+                        step!();
+                        step!();
+                        step!();
+                    }
+                    for _ in 0..t.kc % 4 {
+                        step!();
+                    }
+                    if t.m == 6 && t.n == NR && t.cs_c == 1 {
+                        for (i, row) in c.iter().enumerate() {
+                            let p = t.c.offset(i as isize * t.rs_c);
+                            let (mut v0, mut v1) = (row[0], row[1]);
+                            if t.accumulate {
+                                v0 = $add($load(p), v0);
+                                v1 = $add($load(p.add($lanes)), v1);
+                            }
+                            $store(p, v0);
+                            $store(p.add($lanes), v1);
+                        }
+                    } else {
+                        let mut ab = [0.0 as $t; 6 * NR];
+                        for (i, row) in c.iter().enumerate() {
+                            $store(ab.as_mut_ptr().add(i * NR), row[0]);
+                            $store(ab.as_mut_ptr().add(i * NR + $lanes), row[1]);
+                        }
+                        store_scalar(t, &ab, NR);
+                    }
+                }
+            }
+        };
+    }
+
+    avx2_kernel!(
+        sgemm_6x16,
+        f32,
+        __m256,
+        8,
+        _mm256_setzero_ps,
+        _mm256_loadu_ps,
+        _mm256_broadcast_ss,
+        _mm256_fmadd_ps,
+        _mm256_add_ps,
+        _mm256_storeu_ps
+    );
+    avx2_kernel!(
+        dgemm_6x8,
+        f64,
+        __m256d,
+        4,
+        _mm256_setzero_pd,
+        _mm256_loadu_pd,
+        _mm256_broadcast_sd,
+        _mm256_fmadd_pd,
+        _mm256_add_pd,
+        _mm256_storeu_pd
+    );
+}
