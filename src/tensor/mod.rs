@@ -13,6 +13,7 @@
 
 mod access;
 mod fmt;
+mod matmul;
 mod views;
 
 pub use access::Iter;
@@ -80,14 +81,22 @@ impl<T: Element> Tensor<T> {
     /// ```
     pub fn from_slice(data: &[T], shape: &[usize]) -> Result<Tensor<T>> {
         let layout = Self::row_major("from_slice", shape, data.len())?;
-        Ok(Self::from_parts(Arc::new(Storage::from_slice(data)?), layout))
+        Ok(Self::from_parts(
+            Arc::new(Storage::from_slice(data)?),
+            layout,
+        ))
     }
 
     /// A row-major layout for `shape` after checking that it holds exactly `have` elements.
     fn row_major(op: &'static str, shape: &[usize], have: usize) -> Result<Layout> {
         let need = checked_numel(shape);
         if need != Some(have) {
-            return Err(Error::NumelMismatch { op, have, shape: shape.to_vec(), need });
+            return Err(Error::NumelMismatch {
+                op,
+                have,
+                shape: shape.to_vec(),
+                need,
+            });
         }
         Layout::contiguous(shape)
     }
@@ -340,10 +349,21 @@ impl<T: Element + num_traits::Num + num_traits::NumCast> Tensor<T> {
     /// ```
     pub fn arange(start: T, end: T, step: T) -> Result<Tensor<T>> {
         if step.is_zero() {
-            return Err(Error::ZeroStep { op: "arange", dim: 0 });
+            return Err(Error::ZeroStep {
+                op: "arange",
+                dim: 0,
+            });
         }
-        let overflow = |n: usize| Error::Overflow { op: "arange", shape: vec![n], strides: vec![] };
-        let f = |v: T| v.to_f64().filter(|x| x.is_finite()).ok_or_else(|| overflow(0));
+        let overflow = |n: usize| Error::Overflow {
+            op: "arange",
+            shape: vec![n],
+            strides: vec![],
+        };
+        let f = |v: T| {
+            v.to_f64()
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| overflow(0))
+        };
         let (s, e, st) = (f(start)?, f(end)?, f(step)?);
         let count = ((e - s) / st).ceil().max(0.0);
         if count > isize::MAX as f64 {
