@@ -190,6 +190,51 @@ pub enum Error {
         /// The strides involved.
         strides: Vec<isize>,
     },
+    /// Two shapes that must be equal were not (copy source and destination).
+    ShapeMismatch {
+        /// The operation, e.g. `"copy_into"`.
+        op: &'static str,
+        /// The shape the operation needed.
+        expected: Vec<usize>,
+        /// The shape given.
+        got: Vec<usize>,
+    },
+    /// A write needs the destination's storage to itself, but other tensors share it.
+    SharedStorage {
+        /// The operation.
+        op: &'static str,
+        /// How many tensors (including the destination) hold the storage.
+        holders: usize,
+    },
+    /// A destination layout addresses some storage element more than once (e.g. an expanded,
+    /// stride-0 dim), so writing through it is ambiguous.
+    OverlappingDestination {
+        /// The operation.
+        op: &'static str,
+        /// The destination's shape.
+        shape: Vec<usize>,
+        /// The destination's strides.
+        strides: Vec<isize>,
+    },
+    /// A memory format asked of a layout with the wrong number of dims.
+    FormatRank {
+        /// The operation.
+        op: &'static str,
+        /// The format's name (`"channels_last"`, `"channels_last_3d"`).
+        format: &'static str,
+        /// The number of dims given.
+        ndim: usize,
+    },
+    /// A copy the user did not ask for, inside
+    /// [`forbid_implicit_copies`](crate::audit::forbid_implicit_copies).
+    ImplicitCopy {
+        /// Why the operation would have copied.
+        reason: crate::audit::CopyReason,
+        /// Bytes it would have copied.
+        bytes: usize,
+        /// The user's source line.
+        location: &'static std::panic::Location<'static>,
+    },
     /// The allocator could not provide the memory.
     Alloc {
         /// Bytes requested.
@@ -316,17 +361,25 @@ impl fmt::Display for Error {
                     Dims(shape)
                 ),
             },
-            Error::ViewNotPossible { shape, strides, requested, dims } => write!(
-                f,
-                "view {}: the layout has shape {} and strides {}; dims {}..={} would have to be \
-                 merged but are not contiguous with each other; call reshape() to copy, or \
-                 contiguous() first",
-                Dims(requested),
-                Dims(shape),
-                Dims(strides),
-                dims.0,
-                dims.1
-            ),
+            Error::ViewNotPossible { shape, strides, requested, dims } => {
+                let (lo, hi) = *dims;
+                write!(
+                    f,
+                    "view {}: the layout has shape {} and strides {}; dims {lo}..={hi} would \
+                     have to be merged but are not contiguous with each other",
+                    Dims(requested),
+                    Dims(shape),
+                    Dims(strides),
+                )?;
+                if lo < hi && hi < shape.len() {
+                    // The stride dim `lo` would need to continue dims lo+1..=hi in storage.
+                    let need = shape[lo + 1..=hi]
+                        .iter()
+                        .fold(strides[hi] as i128, |acc, &d| acc.saturating_mul(d as i128));
+                    write!(f, " (dim {lo} has stride {}, merging needs {need})", strides[lo])?;
+                }
+                f.write_str("; call reshape() to copy, or contiguous() first")
+            }
             Error::ExpandMismatch { shape, requested, dim } => write!(
                 f,
                 "expand {}: dim {dim} of shape {} has size {} and only size-1 dims can be \
@@ -366,6 +419,35 @@ impl fmt::Display for Error {
                  holds {storage_len} elements",
                 Dims(shape),
                 Dims(strides)
+            ),
+            Error::ShapeMismatch { op, expected, got } => write!(
+                f,
+                "{op}: expected shape {}, got {}",
+                Dims(expected),
+                Dims(got)
+            ),
+            Error::SharedStorage { op, holders } => write!(
+                f,
+                "{op}: the destination's storage is shared by {holders} tensors; writing would                  change the others too; drop the other views or write into a fresh tensor"
+            ),
+            Error::OverlappingDestination { op, shape, strides } => write!(
+                f,
+                "{op}: destination shape {} with strides {} addresses some elements more than                  once; write into a contiguous tensor instead",
+                Dims(shape),
+                Dims(strides)
+            ),
+            Error::FormatRank { op, format, ndim } => {
+                let need = if *format == "channels_last" { 4 } else { 5 };
+                write!(
+                    f,
+                    "{op}: memory format {format} needs {need} dims (N, C, then spatial), the \
+                     layout has {ndim}"
+                )
+            }
+            Error::ImplicitCopy { reason, bytes, location } => write!(
+                f,
+                "implicit copy forbidden: {reason} of {bytes} bytes at {location}; make the copy \
+                 explicit with contiguous() first, or change the layout so a view suffices"
             ),
             Error::Alloc { bytes } => write!(f, "allocation of {bytes} bytes failed"),
             Error::MatmulMismatch { a, b, a_dim, b_dim } => write!(

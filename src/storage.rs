@@ -132,7 +132,11 @@ impl<T: Element> Storage<T> {
     pub(crate) fn uninit(len: usize) -> Result<UninitStorage<T>> {
         let bytes = bytes_for::<T>(len)?;
         let ptr = allocate(bytes)?.cast::<T>();
-        Ok(UninitStorage { ptr, len, _owns: PhantomData })
+        Ok(UninitStorage {
+            ptr,
+            len,
+            _owns: PhantomData,
+        })
     }
 
     /// A storage holding a copy of `data`.
@@ -167,12 +171,18 @@ impl<T: Element> Storage<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn full(len: usize, value: T) -> Result<Self> {
+        Self::from_fn(len, |_| value)
+    }
+
+    /// A storage whose element `i` is `f(i)`, written straight into fresh memory.
+    pub(crate) fn from_fn(len: usize, mut f: impl FnMut(usize) -> T) -> Result<Self> {
         let mut fresh = Self::uninit(len)?;
         let p = fresh.as_mut_ptr();
         for i in 0..len {
             // SAFETY: i < len, inside the allocation (invariant 2); T is Copy (Pod), so a plain
-            // write into uninitialized memory is fine.
-            unsafe { p.add(i).write(value) };
+            // write into uninitialized memory is fine. If `f` panics, `fresh` is freed without
+            // ever being read.
+            unsafe { p.add(i).write(f(i)) };
         }
         // SAFETY: all `len` elements were just written.
         Ok(unsafe { fresh.assume_init() })
@@ -265,7 +275,11 @@ impl<T: Element> UninitStorage<T> {
     /// Every one of the `len` elements must have been written.
     pub(crate) unsafe fn assume_init(self) -> Storage<T> {
         let this = std::mem::ManuallyDrop::new(self);
-        Storage { ptr: this.ptr, len: this.len, _owns: PhantomData }
+        Storage {
+            ptr: this.ptr,
+            len: this.len,
+            _owns: PhantomData,
+        }
     }
 }
 
@@ -283,7 +297,12 @@ mod tests {
 
     fn aligned<T: Element>(len: usize) {
         let s = Storage::<T>::full(len, T::zeroed()).unwrap();
-        assert_eq!(s.as_ptr() as usize % Storage::<T>::ALIGN, 0, "{} x {len}", T::DTYPE);
+        assert_eq!(
+            s.as_ptr() as usize % Storage::<T>::ALIGN,
+            0,
+            "{} x {len}",
+            T::DTYPE
+        );
         assert_eq!(s.len(), len);
     }
 
@@ -303,8 +322,14 @@ mod tests {
 
     #[test]
     fn size_overflow_is_an_error() {
-        assert!(matches!(Storage::<f64>::uninit(usize::MAX / 4), Err(Error::Alloc { .. })));
-        assert!(matches!(Storage::<u8>::uninit(usize::MAX), Err(Error::Alloc { .. })));
+        assert!(matches!(
+            Storage::<f64>::uninit(usize::MAX / 4),
+            Err(Error::Alloc { .. })
+        ));
+        assert!(matches!(
+            Storage::<u8>::uninit(usize::MAX),
+            Err(Error::Alloc { .. })
+        ));
     }
 
     #[test]

@@ -4,4 +4,5 @@
 //! - [`copy`]: the strided copy behind `contiguous()`, `reshape()`'s copy and `to_vec()`.
 
 pub(crate) mod copy;
+pub(crate) mod transpose;
 pub(crate) mod walk;

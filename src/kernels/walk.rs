@@ -49,7 +49,10 @@ mod tests {
     fn visits_row_major_offsets() {
         let mut seen = vec![];
         for_each_offset2(&[2, 3], &[3, 1], &[1, -2], |a, b| seen.push((a, b)));
-        assert_eq!(seen, vec![(0, 0), (1, -2), (2, -4), (3, 1), (4, -1), (5, -3)]);
+        assert_eq!(
+            seen,
+            vec![(0, 0), (1, -2), (2, -4), (3, 1), (4, -1), (5, -3)]
+        );
         let mut count = 0;
         for_each_offset2(&[], &[], &[], |_, _| count += 1);
         assert_eq!(count, 1);

@@ -29,7 +29,11 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
         .map(|i| match (at(a, i), at(b, i)) {
             (x, y) if x == y || y == 1 => Ok(x),
             (1, y) => Ok(y),
-            _ => Err(Error::BroadcastMismatch { a: a.to_vec(), b: b.to_vec(), dim: i }),
+            _ => Err(Error::BroadcastMismatch {
+                a: a.to_vec(),
+                b: b.to_vec(),
+                dim: i,
+            }),
         })
         .collect()
 }
@@ -40,14 +44,24 @@ mod tests {
 
     #[test]
     fn numpy_examples() {
-        assert_eq!(broadcast_shapes(&[256, 256, 3], &[3]).unwrap(), vec![256, 256, 3]);
+        assert_eq!(
+            broadcast_shapes(&[256, 256, 3], &[3]).unwrap(),
+            vec![256, 256, 3]
+        );
         assert_eq!(broadcast_shapes(&[5, 4], &[1]).unwrap(), vec![5, 4]);
-        assert_eq!(broadcast_shapes(&[15, 3, 5], &[15, 1, 5]).unwrap(), vec![15, 3, 5]);
+        assert_eq!(
+            broadcast_shapes(&[15, 3, 5], &[15, 1, 5]).unwrap(),
+            vec![15, 3, 5]
+        );
         assert_eq!(broadcast_shapes(&[0, 1], &[1, 4]).unwrap(), vec![0, 4]);
         assert_eq!(broadcast_shapes(&[1], &[0]).unwrap(), vec![0]);
         assert_eq!(
             broadcast_shapes(&[2, 1], &[8, 4, 3]),
-            Err(Error::BroadcastMismatch { a: vec![2, 1], b: vec![8, 4, 3], dim: 1 })
+            Err(Error::BroadcastMismatch {
+                a: vec![2, 1],
+                b: vec![8, 4, 3],
+                dim: 1
+            })
         );
         assert!(broadcast_shapes(&[0], &[2]).is_err());
     }

@@ -41,11 +41,14 @@
 
 mod broadcast;
 mod coalesce;
+mod explain;
+mod format;
 mod view;
 mod view_ops;
 
 pub use broadcast::broadcast_shapes;
 pub use coalesce::coalesce_joint;
+pub use format::MemoryFormat;
 
 use crate::error::{Error, Result};
 
@@ -141,16 +144,25 @@ impl Layout {
             return Err(overflow(&shape, &strides));
         }
         if numel > 0 {
-            let (lo, hi) = extent_i128(&shape, &strides, offset)
-                .ok_or_else(|| overflow(&shape, &strides))?;
+            let (lo, hi) =
+                extent_i128(&shape, &strides, offset).ok_or_else(|| overflow(&shape, &strides))?;
             if lo < 0 {
-                return Err(Error::NegativeOffset { op, min_offset: lo, shape, strides });
+                return Err(Error::NegativeOffset {
+                    op,
+                    min_offset: lo,
+                    shape,
+                    strides,
+                });
             }
             if hi > isize::MAX as i128 {
                 return Err(overflow(&shape, &strides));
             }
         }
-        Ok(Layout { shape, strides, offset })
+        Ok(Layout {
+            shape,
+            strides,
+            offset,
+        })
     }
 
     /// A row-major (C order) layout with offset 0.
@@ -284,6 +296,36 @@ impl Layout {
         true
     }
 
+    /// Whether no two indices address the same storage offset (a sufficient test, as in
+    /// ndarray: sorted by `|stride|`, each dim of size > 1 must step past everything the
+    /// smaller dims span). Layouts with a stride-0 dim of size > 1 overlap; every
+    /// non-overlapping-and-dense, transposed, narrowed, sliced or flipped layout passes.
+    ///
+    /// ```
+    /// use stridex::Layout;
+    /// assert!(Layout::contiguous(&[4, 5])?.slice(1, 0, 5, 2)?.flip(0)?.is_non_overlapping());
+    /// assert!(!Layout::contiguous(&[1, 5])?.expand(&[3, 5])?.is_non_overlapping());
+    /// assert!(!Layout::new(&[4, 3], &[1, 1], 0)?.is_non_overlapping());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn is_non_overlapping(&self) -> bool {
+        if self.numel() <= 1 {
+            return true;
+        }
+        let mut dims: Vec<usize> = (0..self.ndim()).filter(|&d| self.shape[d] > 1).collect();
+        dims.sort_by_key(|&d| self.strides[d].unsigned_abs());
+        // The span of the dims seen so far: an addressed distance, so it fits (invariant 3).
+        let mut span = 0usize;
+        for d in dims {
+            let s = self.strides[d].unsigned_abs();
+            if s <= span {
+                return false;
+            }
+            span += (self.shape[d] - 1) * s;
+        }
+        true
+    }
+
     /// The storage offset of the element at multi-index `index`.
     ///
     /// # Errors
@@ -367,7 +409,11 @@ impl Layout {
         if dim < self.ndim() {
             Ok(())
         } else {
-            Err(Error::DimOutOfRange { op, dim, ndim: self.ndim() })
+            Err(Error::DimOutOfRange {
+                op,
+                dim,
+                ndim: self.ndim(),
+            })
         }
     }
 
@@ -404,7 +450,11 @@ impl Layout {
         let mut shape = self.shape.clone();
         let mut strides = vec![self.strides.clone()];
         coalesce_joint(&mut shape, &mut strides);
-        Layout { shape, strides: strides.pop().unwrap_or_default(), offset: self.offset }
+        Layout {
+            shape,
+            strides: strides.pop().unwrap_or_default(),
+            offset: self.offset,
+        }
     }
 }
 
@@ -431,8 +481,14 @@ mod tests {
     #[test]
     fn contiguous_strides_for_size_one_and_empty_dims() {
         // The documented convention: sizes of 0 count as 1 when forming strides.
-        assert_eq!(Layout::contiguous(&[4, 1, 5]).unwrap().strides(), &[5, 5, 1]);
-        assert_eq!(Layout::contiguous(&[2, 0, 3]).unwrap().strides(), &[3, 3, 1]);
+        assert_eq!(
+            Layout::contiguous(&[4, 1, 5]).unwrap().strides(),
+            &[5, 5, 1]
+        );
+        assert_eq!(
+            Layout::contiguous(&[2, 0, 3]).unwrap().strides(),
+            &[3, 3, 1]
+        );
         assert_eq!(Layout::contiguous(&[0]).unwrap().strides(), &[1]);
         assert_eq!(Layout::contiguous(&[]).unwrap().strides(), &[] as &[isize]);
     }
@@ -444,9 +500,15 @@ mod tests {
         assert!(!Layout::new(&[2, 3], &[3, 2], 0).unwrap().is_contiguous());
         assert!(!Layout::new(&[2], &[0], 0).unwrap().is_contiguous());
         assert!(!Layout::new(&[2], &[-1], 1).unwrap().is_contiguous());
-        assert!(!Layout::new(&[2], &[-1], 1).unwrap().is_non_overlapping_and_dense());
-        assert!(Layout::new(&[2, 3], &[1, 2], 0).unwrap().is_non_overlapping_and_dense());
-        assert!(!Layout::new(&[2, 3], &[1, 3], 0).unwrap().is_non_overlapping_and_dense());
+        assert!(!Layout::new(&[2], &[-1], 1)
+            .unwrap()
+            .is_non_overlapping_and_dense());
+        assert!(Layout::new(&[2, 3], &[1, 2], 0)
+            .unwrap()
+            .is_non_overlapping_and_dense());
+        assert!(!Layout::new(&[2, 3], &[1, 3], 0)
+            .unwrap()
+            .is_non_overlapping_and_dense());
     }
 
     #[test]
@@ -486,7 +548,12 @@ mod tests {
         assert!(matches!(l.offset_of(&[0]), Err(Error::IndexRank { .. })));
         assert!(matches!(
             l.offset_of(&[0, 3]),
-            Err(Error::IndexOutOfRange { dim: 1, index: 3, size: 3, .. })
+            Err(Error::IndexOutOfRange {
+                dim: 1,
+                index: 3,
+                size: 3,
+                ..
+            })
         ));
     }
 }

@@ -122,10 +122,17 @@ fn view_strides(
 mod tests {
     use super::*;
 
-    /// The specification of `view`, one row per case:
     /// (shape, strides, requested shape, expected strides or `None` if no view exists).
+    type ViewCase = (
+        &'static [usize],
+        &'static [isize],
+        &'static [usize],
+        Option<&'static [isize]>,
+    );
+
+    /// The specification of `view`, one row per case.
     #[rustfmt::skip]
-    const VIEW_TABLE: &[(&[usize], &[isize], &[usize], Option<&[isize]>)] = &[
+    const VIEW_TABLE: &[ViewCase] = &[
         // Contiguous layouts: every shape with the same count is a view.
         (&[2, 3, 4],  &[12, 4, 1],  &[24],         Some(&[1])),
         (&[2, 3, 4],  &[12, 4, 1],  &[4, 6],       Some(&[6, 1])),
@@ -200,7 +207,11 @@ mod tests {
         assert!(msg.contains("reshape()"), "{msg}");
         assert!(matches!(
             l.view(&[5, 5]),
-            Err(Error::NumelMismatch { have: 24, need: Some(25), .. })
+            Err(Error::NumelMismatch {
+                have: 24,
+                need: Some(25),
+                ..
+            })
         ));
         assert!(matches!(
             l.view(&[usize::MAX, 2]),

@@ -52,7 +52,12 @@ impl Layout {
         match self.ndim() {
             0 | 1 => Ok(self.clone()),
             2 => self.transpose(0, 1),
-            n => Err(Error::RankMismatch { op: "t", what: "dims (at most)", expected: 2, got: n }),
+            n => Err(Error::RankMismatch {
+                op: "t",
+                what: "dims (at most)",
+                expected: 2,
+                got: n,
+            }),
         }
     }
 
@@ -71,9 +76,14 @@ impl Layout {
         let n = self.ndim();
         let mut seen = vec![false; n];
         let valid = dims.len() == n
-            && dims.iter().all(|&d| d < n && !std::mem::replace(&mut seen[d], true));
+            && dims
+                .iter()
+                .all(|&d| d < n && !std::mem::replace(&mut seen[d], true));
         if !valid {
-            return Err(Error::NotAPermutation { dims: dims.to_vec(), ndim: n });
+            return Err(Error::NotAPermutation {
+                dims: dims.to_vec(),
+                ndim: n,
+            });
         }
         let shape = dims.iter().map(|&d| self.shape[d]).collect();
         let strides = dims.iter().map(|&d| self.strides[d]).collect();
@@ -94,12 +104,22 @@ impl Layout {
         self.check_dim("narrow", dim)?;
         let size = self.shape[dim];
         if start.checked_add(len).is_none_or(|end| end > size) {
-            return Err(Error::RangeOutOfBounds { op: "narrow", dim, start, len, size });
+            return Err(Error::RangeOutOfBounds {
+                op: "narrow",
+                dim,
+                start,
+                len,
+                size,
+            });
         }
         let mut shape = self.shape.clone();
         shape[dim] = len;
         let empty = shape.contains(&0);
-        let offset = shifted(self.offset, start as i128 * self.strides[dim] as i128, empty);
+        let offset = shifted(
+            self.offset,
+            start as i128 * self.strides[dim] as i128,
+            empty,
+        );
         Layout::checked("narrow", shape, self.strides.clone(), offset)
     }
 
@@ -133,11 +153,22 @@ impl Layout {
         let (first, len) = if step > 0 {
             let clamp = |i: isize| if i < 0 { (i + n).max(0) } else { i.min(n) };
             let (s, e) = (clamp(start), clamp(end));
-            (s, if e > s { ((e - s - 1) / step) as usize + 1 } else { 0 })
+            (
+                s,
+                if e > s {
+                    ((e - s - 1) / step) as usize + 1
+                } else {
+                    0
+                },
+            )
         } else {
             let clamp = |i: isize| if i < 0 { (i + n).max(-1) } else { i.min(n - 1) };
             let (s, e) = (clamp(start), clamp(end));
-            let len = if s > e { (s - e - 1).unsigned_abs() / step.unsigned_abs() + 1 } else { 0 };
+            let len = if s > e {
+                (s - e - 1).unsigned_abs() / step.unsigned_abs() + 1
+            } else {
+                0
+            };
             (s, len)
         };
         let stride = self.strides[dim];
@@ -175,7 +206,12 @@ impl Layout {
         self.check_dim("select", dim)?;
         let size = self.shape[dim];
         if index >= size {
-            return Err(Error::IndexOutOfRange { op: "select", dim, index, size });
+            return Err(Error::IndexOutOfRange {
+                op: "select",
+                dim,
+                index,
+                size,
+            });
         }
         let (mut shape, mut strides) = (self.shape.clone(), self.strides.clone());
         shape.remove(dim);
@@ -222,7 +258,11 @@ impl Layout {
         let pairs = self.shape.iter().zip(&self.strides).filter(keep);
         let (shape, strides) = pairs.map(|(&d, &s)| (d, s)).unzip();
         // Dropping size-1 dims changes neither the element count nor the addressed offsets.
-        Layout { shape, strides, offset: self.offset }
+        Layout {
+            shape,
+            strides,
+            offset: self.offset,
+        }
     }
 
     /// Inserts a size-1 dim at position `dim` (`dim <= ndim`). Its stride is `size * stride` of
@@ -238,7 +278,11 @@ impl Layout {
     /// ```
     pub fn unsqueeze(&self, dim: usize) -> Result<Layout> {
         if dim > self.ndim() {
-            return Err(Error::DimOutOfRange { op: "unsqueeze", dim, ndim: self.ndim() + 1 });
+            return Err(Error::DimOutOfRange {
+                op: "unsqueeze",
+                dim,
+                ndim: self.ndim() + 1,
+            });
         }
         let stride = match self.shape.get(dim) {
             // Any stride is valid for a size-1 dim; fall back to 1 if the product overflows.
@@ -310,7 +354,11 @@ impl Layout {
         // Only a dim of size <= 1 can carry isize::MIN (invariant 3), and its stride is unread.
         strides[dim] = stride.checked_neg().unwrap_or(stride);
         let empty = self.numel() == 0;
-        let offset = shifted(self.offset, (size as i128 - 1).max(0) * stride as i128, empty);
+        let offset = shifted(
+            self.offset,
+            (size as i128 - 1).max(0) * stride as i128,
+            empty,
+        );
         Layout::checked("flip", self.shape.clone(), strides, offset)
     }
 
@@ -334,7 +382,12 @@ impl Layout {
         }
         let dim_size = self.shape[dim];
         if size > dim_size {
-            return Err(Error::WindowTooLarge { op: "unfold", dim, size, dim_size });
+            return Err(Error::WindowTooLarge {
+                op: "unfold",
+                dim,
+                size,
+                dim_size,
+            });
         }
         let windows = (dim_size - size) / step + 1;
         let stride = self.strides[dim];
@@ -343,7 +396,10 @@ impl Layout {
             shape: self.shape.clone(),
             strides: self.strides.clone(),
         };
-        let window_stride = match isize::try_from(step).ok().and_then(|s| s.checked_mul(stride)) {
+        let window_stride = match isize::try_from(step)
+            .ok()
+            .and_then(|s| s.checked_mul(stride))
+        {
             Some(s) => s,
             None if windows == 1 => stride,
             None => return Err(overflow()),
@@ -386,10 +442,17 @@ impl Layout {
         self.check_dim("diagonal", dim1)?;
         self.check_dim("diagonal", dim2)?;
         if dim1 == dim2 {
-            return Err(Error::DuplicateDim { op: "diagonal", dim: dim1 });
+            return Err(Error::DuplicateDim {
+                op: "diagonal",
+                dim: dim1,
+            });
         }
         let (rows, cols) = (self.shape[dim1] as i128, self.shape[dim2] as i128);
-        let (r0, c0) = if k >= 0 { (0, k as i128) } else { (-(k as i128), 0) };
+        let (r0, c0) = if k >= 0 {
+            (0, k as i128)
+        } else {
+            (-(k as i128), 0)
+        };
         let len = (rows - r0).min(cols - c0).max(0) as usize;
         let (s1, s2) = (self.strides[dim1], self.strides[dim2]);
         let overflow = || Error::Overflow {
@@ -411,7 +474,11 @@ impl Layout {
         shape.push(len);
         strides.push(stride);
         let empty = shape.contains(&0);
-        let delta = if len == 0 { 0 } else { r0 * s1 as i128 + c0 * s2 as i128 };
+        let delta = if len == 0 {
+            0
+        } else {
+            r0 * s1 as i128 + c0 * s2 as i128
+        };
         let offset = shifted(self.offset, delta, empty);
         Layout::checked("diagonal", shape, strides, offset)
     }
@@ -462,31 +529,76 @@ mod tests {
         let base = Layout::new(&[5], &[3], 0).unwrap();
         for &(s, e, st, want) in cases {
             let l = base.slice(0, s, e, st).unwrap();
-            let got: Vec<usize> =
-                (0..l.shape()[0]).map(|i| l.offset_of(&[i]).unwrap() / 3).collect();
+            let got: Vec<usize> = (0..l.shape()[0])
+                .map(|i| l.offset_of(&[i]).unwrap() / 3)
+                .collect();
             assert_eq!(got, want, "slice({s}, {e}, {st})");
         }
-        assert_eq!(base.slice(0, 0, 5, 0), Err(Error::ZeroStep { op: "slice", dim: 0 }));
+        assert_eq!(
+            base.slice(0, 0, 5, 0),
+            Err(Error::ZeroStep {
+                op: "slice",
+                dim: 0
+            })
+        );
     }
 
     #[test]
     fn view_op_errors() {
         let l = c(&[2, 3]);
-        assert!(matches!(l.transpose(0, 2), Err(Error::DimOutOfRange { dim: 2, ndim: 2, .. })));
-        assert!(matches!(l.permute(&[1]), Err(Error::NotAPermutation { .. })));
-        assert!(matches!(l.permute(&[1, 2]), Err(Error::NotAPermutation { .. })));
-        assert!(matches!(l.narrow(1, 2, 2), Err(Error::RangeOutOfBounds { .. })));
-        assert!(matches!(l.narrow(1, usize::MAX, 2), Err(Error::RangeOutOfBounds { .. })));
+        assert!(matches!(
+            l.transpose(0, 2),
+            Err(Error::DimOutOfRange {
+                dim: 2,
+                ndim: 2,
+                ..
+            })
+        ));
+        assert!(matches!(
+            l.permute(&[1]),
+            Err(Error::NotAPermutation { .. })
+        ));
+        assert!(matches!(
+            l.permute(&[1, 2]),
+            Err(Error::NotAPermutation { .. })
+        ));
+        assert!(matches!(
+            l.narrow(1, 2, 2),
+            Err(Error::RangeOutOfBounds { .. })
+        ));
+        assert!(matches!(
+            l.narrow(1, usize::MAX, 2),
+            Err(Error::RangeOutOfBounds { .. })
+        ));
         assert!(matches!(l.select(0, 2), Err(Error::IndexOutOfRange { .. })));
         assert!(matches!(l.squeeze(0), Err(Error::SqueezeNonUnit { .. })));
-        assert!(matches!(l.unsqueeze(3), Err(Error::DimOutOfRange { dim: 3, ndim: 3, .. })));
+        assert!(matches!(
+            l.unsqueeze(3),
+            Err(Error::DimOutOfRange {
+                dim: 3,
+                ndim: 3,
+                ..
+            })
+        ));
         assert!(matches!(l.expand(&[3]), Err(Error::RankMismatch { .. })));
-        assert!(matches!(l.expand(&[4, 3]), Err(Error::ExpandMismatch { dim: 0, .. })));
+        assert!(matches!(
+            l.expand(&[4, 3]),
+            Err(Error::ExpandMismatch { dim: 0, .. })
+        ));
         assert!(matches!(l.flip(2), Err(Error::DimOutOfRange { .. })));
-        assert!(matches!(l.unfold(1, 4, 1), Err(Error::WindowTooLarge { .. })));
+        assert!(matches!(
+            l.unfold(1, 4, 1),
+            Err(Error::WindowTooLarge { .. })
+        ));
         assert!(matches!(l.unfold(1, 2, 0), Err(Error::ZeroStep { .. })));
-        assert!(matches!(l.diagonal_with(0, 1, 1), Err(Error::DuplicateDim { .. })));
-        assert!(matches!(c(&[3]).diagonal(), Err(Error::DimOutOfRange { .. })));
+        assert!(matches!(
+            l.diagonal_with(0, 1, 1),
+            Err(Error::DuplicateDim { .. })
+        ));
+        assert!(matches!(
+            c(&[3]).diagonal(),
+            Err(Error::DimOutOfRange { .. })
+        ));
         assert!(matches!(
             l.as_strided(&[2, 2], &[isize::MAX, 1], 0),
             Err(Error::Overflow { .. })
@@ -511,7 +623,10 @@ mod tests {
         let l = c(&[2, 10]).unfold(1, 4, 3).unwrap();
         assert_eq!((l.shape(), l.strides()), (&[2, 3, 4][..], &[10, 3, 1][..]));
         let d = c(&[2, 3, 4]).diagonal_with(-1, 1, 2).unwrap();
-        assert_eq!((d.shape(), d.strides(), d.offset()), (&[2, 2][..], &[12, 5][..], 4));
+        assert_eq!(
+            (d.shape(), d.strides(), d.offset()),
+            (&[2, 2][..], &[12, 5][..], 4)
+        );
         let e = c(&[1, 4]).expand(&[3, 4]).unwrap().flip(0).unwrap();
         assert_eq!((e.strides(), e.offset()), (&[0, 1][..], 0));
     }

@@ -3,6 +3,7 @@
 use std::iter::FusedIterator;
 
 use super::Tensor;
+use crate::audit::{self, CopyReason};
 use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::copy;
@@ -52,7 +53,11 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(a.flip(0)?.to_vec(), vec![2, 3, 0, 1]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[track_caller]
     pub fn to_vec(&self) -> Vec<T> {
+        if let Ok(dst) = crate::layout::Layout::contiguous(self.shape()) {
+            audit::note_explicit_copy(CopyReason::ToVec, T::DTYPE, &self.layout, &dst);
+        }
         copy::to_vec(&self.storage, &self.layout)
     }
 }

@@ -16,7 +16,11 @@ impl<T: Element> Tensor<T> {
     fn shown(&self, dim: usize, summarise: bool) -> Vec<Option<usize>> {
         let n = self.shape()[dim];
         if summarise && n > 2 * EDGE {
-            (0..EDGE).map(Some).chain([None]).chain((n - EDGE..n).map(Some)).collect()
+            (0..EDGE)
+                .map(Some)
+                .chain([None])
+                .chain((n - EDGE..n).map(Some))
+                .collect()
         } else {
             (0..n).map(Some).collect()
         }
@@ -107,7 +111,14 @@ impl<T: Element> fmt::Display for Tensor<T> {
         let cells = self.cells(summarise, f.precision());
         let width = cells.iter().map(String::len).max().unwrap_or(0);
         f.write_str("tensor(")?;
-        self.fmt_dim(f, &mut Vec::new(), &mut cells.iter(), width, "tensor(".len(), summarise)?;
+        self.fmt_dim(
+            f,
+            &mut Vec::new(),
+            &mut cells.iter(),
+            width,
+            "tensor(".len(),
+            summarise,
+        )?;
         write!(f, ", shape={:?}, dtype={})", self.shape(), T::DTYPE)
     }
 }
@@ -156,6 +167,9 @@ mod tests {
             "tensor([   0,    1,    2, ..., 1997, 1998, 1999], shape=[2000], dtype=i64)"
         );
         let f = Tensor::from_vec(vec![1.0f32, 2.5], &[2]).unwrap();
-        assert_eq!(format!("{f:.2}"), "tensor([1.00, 2.50], shape=[2], dtype=f32)");
+        assert_eq!(
+            format!("{f:.2}"),
+            "tensor([1.00, 2.50], shape=[2], dtype=f32)"
+        );
     }
 }

@@ -12,7 +12,9 @@
 //! relies on it.
 
 mod access;
+mod copy;
 mod fmt;
+mod format;
 mod matmul;
 mod views;
 
@@ -20,9 +22,9 @@ pub use access::Iter;
 
 use std::sync::Arc;
 
+use crate::audit::{self, CopyReason};
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::kernels::copy;
 use crate::layout::{checked_numel, Layout};
 use crate::storage::Storage;
 
@@ -65,6 +67,7 @@ impl<T: Element> Tensor<T> {
     /// assert!(stridex::Tensor::from_vec(vec![1.0f32; 3], &[2, 2]).is_err());
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[track_caller]
     pub fn from_vec(data: Vec<T>, shape: &[usize]) -> Result<Tensor<T>> {
         Self::from_slice(&data, shape)
     }
@@ -79,8 +82,10 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(t.to_vec(), vec![1, 2, 3]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[track_caller]
     pub fn from_slice(data: &[T], shape: &[usize]) -> Result<Tensor<T>> {
         let layout = Self::row_major("from_slice", shape, data.len())?;
+        audit::note_explicit_copy(CopyReason::FromSlice, T::DTYPE, &layout, &layout);
         Ok(Self::from_parts(
             Arc::new(Storage::from_slice(data)?),
             layout,
@@ -169,7 +174,7 @@ impl<T: Element> Tensor<T> {
         Ok(Self::from_parts(storage, layout))
     }
 
-    fn check_fits(op: &'static str, layout: &Layout, storage_len: usize) -> Result<()> {
+    pub(crate) fn check_fits(op: &'static str, layout: &Layout, storage_len: usize) -> Result<()> {
         match layout.offset_range() {
             Some((_, hi)) if hi >= storage_len => Err(Error::OutOfBounds {
                 op,
@@ -289,45 +294,6 @@ impl<T: Element> Tensor<T> {
     pub fn shares_storage(&self, other: &Tensor<T>) -> bool {
         Arc::ptr_eq(&self.storage, &other.storage)
     }
-
-    /// This tensor's data in row-major order: the tensor itself (same storage, no copy) if it
-    /// is already contiguous, otherwise one blocked copy into a fresh, 64-byte aligned storage
-    /// with row-major strides and offset 0.
-    ///
-    /// # Panics
-    /// Only if the allocator cannot provide memory for the copy (as `Vec` does); use
-    /// [`Tensor::try_contiguous`] to get an `Err` instead.
-    ///
-    /// ```
-    /// let a = stridex::Tensor::from_vec((0..6).collect::<Vec<u8>>(), &[2, 3])?;
-    /// assert!(a.contiguous().shares_storage(&a));
-    /// let c = a.t()?.contiguous();
-    /// assert!(c.is_contiguous() && !c.shares_storage(&a));
-    /// assert_eq!(c.storage().as_slice(), &[0, 3, 1, 4, 2, 5]);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    pub fn contiguous(&self) -> Tensor<T> {
-        self.try_contiguous()
-            .unwrap_or_else(|e| panic!("contiguous: {e}"))
-    }
-
-    /// [`Tensor::contiguous`] returning allocation failure as an `Err`.
-    ///
-    /// # Errors
-    /// [`Error::Alloc`] if the copy's memory cannot be allocated.
-    ///
-    /// ```
-    /// let a = stridex::Tensor::<f32>::zeros(&[3, 2])?;
-    /// assert!(a.t()?.try_contiguous()?.is_contiguous());
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    pub fn try_contiguous(&self) -> Result<Tensor<T>> {
-        if self.is_contiguous() {
-            return Ok(self.clone());
-        }
-        let (storage, dst) = copy::to_fresh_storage(&self.storage, &self.layout)?;
-        Ok(Self::from_parts(Arc::new(storage), dst))
-    }
 }
 
 impl<T: Element + num_traits::Num + num_traits::NumCast> Tensor<T> {
@@ -370,10 +336,16 @@ impl<T: Element + num_traits::Num + num_traits::NumCast> Tensor<T> {
             return Err(overflow(usize::MAX));
         }
         let n = count as usize;
-        let data = (0..n)
-            .map(|i| T::from(s + i as f64 * st).ok_or_else(|| overflow(n)))
-            .collect::<Result<Vec<T>>>()?;
-        Self::from_vec(data, &[n])
+        // Check every value converts before writing any, so the storage fill cannot fail.
+        let value = |i: usize| T::from(s + i as f64 * st);
+        if n > 0 && (value(0).is_none() || value(n - 1).is_none()) {
+            return Err(overflow(n));
+        }
+        let storage = Storage::from_fn(n, |i| value(i).unwrap_or_else(T::zero))?;
+        Ok(Self::from_parts(
+            Arc::new(storage),
+            Layout::contiguous(&[n])?,
+        ))
     }
 }
 

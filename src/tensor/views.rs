@@ -2,6 +2,7 @@
 //! See the `Layout` methods for the exact stride rules; errors are the layout's errors.
 
 use super::Tensor;
+use crate::audit::CopyReason;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
@@ -11,6 +12,22 @@ impl<T: Element> Tensor<T> {
     /// a subset of the offsets this tensor addresses, so it fits the storage too.
     fn derive(&self, layout: Layout) -> Result<Tensor<T>> {
         Ok(Tensor::from_parts(self.storage.clone(), layout))
+    }
+
+    /// A readable description of the layout ([`Layout::explain`]) plus the storage it views.
+    ///
+    /// ```
+    /// let a = stridex::Tensor::<f32>::zeros(&[4, 4])?;
+    /// assert!(a.t()?.explain().contains("contiguous: no"));
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn explain(&self) -> String {
+        format!(
+            "Tensor<{}> over a storage of {} elements\n{}",
+            T::DTYPE,
+            self.storage.len(),
+            self.layout.explain()
+        )
     }
 
     /// The same elements under a new shape, without copying ([`Layout::view`]).
@@ -32,7 +49,9 @@ impl<T: Element> Tensor<T> {
     /// [`Tensor::view`] when possible, otherwise one copy to row-major order (then viewed).
     ///
     /// # Errors
-    /// Only [`Error::NumelMismatch`] (and [`Error::Alloc`] if the copy cannot be allocated).
+    /// Only [`Error::NumelMismatch`], [`Error::Alloc`] if the copy cannot be allocated, and
+    /// [`Error::ImplicitCopy`] if it would copy inside
+    /// [`forbid_implicit_copies`](crate::audit::forbid_implicit_copies).
     ///
     /// ```
     /// let a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;
@@ -42,10 +61,15 @@ impl<T: Element> Tensor<T> {
     /// assert!(a.reshape(&[3, 2])?.shares_storage(&a));
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[track_caller]
     pub fn reshape(&self, shape: &[usize]) -> Result<Tensor<T>> {
         match self.layout.view(shape) {
             Ok(layout) => self.derive(layout),
-            Err(Error::ViewNotPossible { .. }) => self.try_contiguous()?.view(shape),
+            Err(Error::ViewNotPossible { .. }) => {
+                let dst = Layout::contiguous(self.shape())?;
+                self.copy_to_fresh(dst, CopyReason::ReshapeCopy)?
+                    .view(shape)
+            }
             Err(e) => Err(e),
         }
     }
@@ -210,7 +234,12 @@ impl<T: Element> Tensor<T> {
     /// assert!(a.as_strided(&[4, 3], &[1, 1], 1).is_err());
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn as_strided(&self, shape: &[usize], strides: &[isize], offset: usize) -> Result<Tensor<T>> {
+    pub fn as_strided(
+        &self,
+        shape: &[usize],
+        strides: &[isize],
+        offset: usize,
+    ) -> Result<Tensor<T>> {
         let layout = self.layout.as_strided(shape, strides, offset)?;
         Self::check_fits("as_strided", &layout, self.storage.len())?;
         self.derive(layout)

@@ -1,0 +1,34 @@
+//! The bench report: one markdown table per thread count (1, and all cores) of stridex's
+//! materialising copies as ratios to REF (a 1-thread memcpy of 64 MiB into a touched buffer),
+//! with ndarray side by side. Run with `cargo run --release --example bench_report`.
+
+mod copy_cases;
+mod harness;
+
+fn main() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let reps = std::env::var("BENCH_REPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5);
+    let mut counts = vec![1];
+    if cores > 1 {
+        counts.push(cores);
+    }
+    println!("# stridex bench report\n");
+    println!(
+        "{cores} cores; medians of {reps} runs; REF measured interleaved with every case. \
+         ndarray is single-threaded in every table.\n"
+    );
+    for threads in counts {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("pool");
+        let mut h = harness::Harness::new(reps);
+        eprintln!("{threads} thread(s):");
+        pool.install(|| copy_cases::all(&mut h));
+        println!("## {threads} thread(s): copies (`contiguous()` fresh, `contiguous_into` into a reused buffer)\n");
+        println!("{}", h.table("ndarray"));
+    }
+}

@@ -1,0 +1,332 @@
+//! In-register transposes of small square blocks: the micro-kernels of the tiled copy.
+//!
+//! A block is `MK x MK` words: `MK` source rows of `MK` contiguous words, `src_stride` words
+//! apart, become `MK` destination rows of `MK` contiguous words, `dst_stride` words apart, with
+//! `dst[r][c] = src[c][r]`. Elements move as plain integers of their size (the copy kernel's
+//! word types), so f16 and bf16 share the `u16` kernel, f32 the `u32` one, f64 the `u64` one.
+//!
+//! On x86_64, 1- and 2-byte words use SSE2 (always present there) and 4- and 8-byte words use
+//! AVX2 when the CPU has it (detected once per copy); elsewhere a portable scalar loop runs.
+//! With `stream`, destination rows are written with non-temporal stores where the address
+//! allows, for destinations larger than the last-level cache.
+
+/// A word type the copy kernel moves, with its block transpose.
+pub(crate) trait Word: Copy + Send + Sync + 'static {
+    /// Side of the square block [`Word::block_fn`] transposes.
+    const MK: usize;
+
+    /// The block transpose to use on this machine.
+    fn block_fn(stream: bool) -> BlockFn<Self>;
+}
+
+/// Transposes one `MK x MK` block: `(src, src_stride, dst, dst_stride)`.
+///
+/// # Safety
+/// For `k < MK`: the `MK` words at `src + k * src_stride` are readable, the `MK` words at
+/// `dst + k * dst_stride` writable, and the two regions do not overlap.
+pub(crate) type BlockFn<W> = unsafe fn(*const W, isize, *mut W, isize);
+
+/// The portable block transpose.
+///
+/// # Safety
+/// As [`BlockFn`].
+unsafe fn block_scalar<W: Word>(src: *const W, ss: isize, dst: *mut W, ds: isize) {
+    for r in 0..W::MK as isize {
+        for c in 0..W::MK as isize {
+            // SAFETY: r, c < MK: inside the block the caller vouches for.
+            unsafe { dst.offset(r * ds + c).write(src.offset(c * ss + r).read()) }
+        }
+    }
+}
+
+impl Word for u8 {
+    const MK: usize = 8;
+    fn block_fn(_stream: bool) -> BlockFn<u8> {
+        #[cfg(target_arch = "x86_64")]
+        return x86::block_u8_sse2;
+        #[allow(unreachable_code)]
+        block_scalar::<u8>
+    }
+}
+
+impl Word for u16 {
+    const MK: usize = 8;
+    fn block_fn(stream: bool) -> BlockFn<u16> {
+        #[cfg(target_arch = "x86_64")]
+        return if stream {
+            x86::block_u16_sse2::<true>
+        } else {
+            x86::block_u16_sse2::<false>
+        };
+        #[allow(unreachable_code)]
+        {
+            let _ = stream;
+            block_scalar::<u16>
+        }
+    }
+}
+
+impl Word for u32 {
+    const MK: usize = 8;
+    fn block_fn(stream: bool) -> BlockFn<u32> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return if stream {
+                x86::block_u32_avx2::<true>
+            } else {
+                x86::block_u32_avx2::<false>
+            };
+        }
+        let _ = stream;
+        block_scalar::<u32>
+    }
+}
+
+impl Word for u64 {
+    const MK: usize = 4;
+    fn block_fn(stream: bool) -> BlockFn<u64> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            return if stream {
+                x86::block_u64_avx2::<true>
+            } else {
+                x86::block_u64_avx2::<false>
+            };
+        }
+        let _ = stream;
+        block_scalar::<u64>
+    }
+}
+
+/// Orders stores made with non-temporal hints before later stores (and before other threads
+/// see the data); a no-op where there are none.
+pub(crate) fn store_fence() {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `sfence` only orders stores; SSE is part of the x86_64 baseline.
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use std::arch::x86_64::*;
+
+    /// 8 x 8 bytes with SSE2 (baseline on x86_64).
+    ///
+    /// # Safety
+    /// As [`super::BlockFn`] with `MK = 8`.
+    pub(super) unsafe fn block_u8_sse2(src: *const u8, ss: isize, dst: *mut u8, ds: isize) {
+        // SAFETY: each load reads the 8 bytes of source row k and each store writes the 8 bytes
+        // of destination row k, k < 8, which the caller vouches for; unaligned forms are used.
+        unsafe {
+            let ld = |k: isize| _mm_loadl_epi64(src.offset(k * ss).cast());
+            let (a0, a1, a2, a3) = (ld(0), ld(1), ld(2), ld(3));
+            let (a4, a5, a6, a7) = (ld(4), ld(5), ld(6), ld(7));
+            let b0 = _mm_unpacklo_epi8(a0, a1);
+            let b1 = _mm_unpacklo_epi8(a2, a3);
+            let b2 = _mm_unpacklo_epi8(a4, a5);
+            let b3 = _mm_unpacklo_epi8(a6, a7);
+            let c0 = _mm_unpacklo_epi16(b0, b1);
+            let c1 = _mm_unpackhi_epi16(b0, b1);
+            let c2 = _mm_unpacklo_epi16(b2, b3);
+            let c3 = _mm_unpackhi_epi16(b2, b3);
+            let rows = [
+                _mm_unpacklo_epi32(c0, c2),
+                _mm_unpackhi_epi32(c0, c2),
+                _mm_unpacklo_epi32(c1, c3),
+                _mm_unpackhi_epi32(c1, c3),
+            ];
+            for (k, d) in rows.into_iter().enumerate() {
+                let k = 2 * k as isize;
+                _mm_storel_epi64(dst.offset(k * ds).cast(), d);
+                _mm_storel_epi64(dst.offset((k + 1) * ds).cast(), _mm_unpackhi_epi64(d, d));
+            }
+        }
+    }
+
+    /// 8 x 8 two-byte words with SSE2.
+    ///
+    /// # Safety
+    /// As [`super::BlockFn`] with `MK = 8`.
+    pub(super) unsafe fn block_u16_sse2<const STREAM: bool>(
+        src: *const u16,
+        ss: isize,
+        dst: *mut u16,
+        ds: isize,
+    ) {
+        // SAFETY: loads read source rows k < 8 (16 bytes each), stores write destination rows
+        // k < 8, as the caller vouches; streaming stores are used only on 16-byte aligned rows.
+        unsafe {
+            let ld = |k: isize| _mm_loadu_si128(src.offset(k * ss).cast());
+            let (a0, a1, a2, a3) = (ld(0), ld(1), ld(2), ld(3));
+            let (a4, a5, a6, a7) = (ld(4), ld(5), ld(6), ld(7));
+            let b0 = _mm_unpacklo_epi16(a0, a1);
+            let b1 = _mm_unpackhi_epi16(a0, a1);
+            let b2 = _mm_unpacklo_epi16(a2, a3);
+            let b3 = _mm_unpackhi_epi16(a2, a3);
+            let b4 = _mm_unpacklo_epi16(a4, a5);
+            let b5 = _mm_unpackhi_epi16(a4, a5);
+            let b6 = _mm_unpacklo_epi16(a6, a7);
+            let b7 = _mm_unpackhi_epi16(a6, a7);
+            let c0 = _mm_unpacklo_epi32(b0, b2);
+            let c1 = _mm_unpackhi_epi32(b0, b2);
+            let c2 = _mm_unpacklo_epi32(b4, b6);
+            let c3 = _mm_unpackhi_epi32(b4, b6);
+            let c4 = _mm_unpacklo_epi32(b1, b3);
+            let c5 = _mm_unpackhi_epi32(b1, b3);
+            let c6 = _mm_unpacklo_epi32(b5, b7);
+            let c7 = _mm_unpackhi_epi32(b5, b7);
+            let rows = [
+                _mm_unpacklo_epi64(c0, c2),
+                _mm_unpackhi_epi64(c0, c2),
+                _mm_unpacklo_epi64(c1, c3),
+                _mm_unpackhi_epi64(c1, c3),
+                _mm_unpacklo_epi64(c4, c6),
+                _mm_unpackhi_epi64(c4, c6),
+                _mm_unpacklo_epi64(c5, c7),
+                _mm_unpackhi_epi64(c5, c7),
+            ];
+            let aligned = STREAM && (dst as usize | (ds * 2) as usize) % 16 == 0;
+            for (k, row) in rows.into_iter().enumerate() {
+                let p = dst.offset(k as isize * ds).cast::<__m128i>();
+                if aligned {
+                    _mm_stream_si128(p, row);
+                } else {
+                    _mm_storeu_si128(p, row);
+                }
+            }
+        }
+    }
+
+    /// 8 x 8 four-byte words with AVX2.
+    ///
+    /// # Safety
+    /// As [`super::BlockFn`] with `MK = 8`, and the CPU must support AVX2 (the caller
+    /// detected it).
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn block_u32_avx2<const STREAM: bool>(
+        src: *const u32,
+        ss: isize,
+        dst: *mut u32,
+        ds: isize,
+    ) {
+        // SAFETY: loads read source rows k < 8 (32 bytes each), stores write destination rows
+        // k < 8, as the caller vouches; streaming stores only on 32-byte aligned rows. The
+        // float shuffles move bits unchanged (no arithmetic), so any u32 pattern survives.
+        unsafe {
+            let ld = |k: isize| _mm256_loadu_ps(src.offset(k * ss).cast());
+            let (r0, r1, r2, r3) = (ld(0), ld(1), ld(2), ld(3));
+            let (r4, r5, r6, r7) = (ld(4), ld(5), ld(6), ld(7));
+            let t0 = _mm256_unpacklo_ps(r0, r1);
+            let t1 = _mm256_unpackhi_ps(r0, r1);
+            let t2 = _mm256_unpacklo_ps(r2, r3);
+            let t3 = _mm256_unpackhi_ps(r2, r3);
+            let t4 = _mm256_unpacklo_ps(r4, r5);
+            let t5 = _mm256_unpackhi_ps(r4, r5);
+            let t6 = _mm256_unpacklo_ps(r6, r7);
+            let t7 = _mm256_unpackhi_ps(r6, r7);
+            let u0 = _mm256_shuffle_ps::<0x44>(t0, t2);
+            let u1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
+            let u2 = _mm256_shuffle_ps::<0x44>(t1, t3);
+            let u3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
+            let u4 = _mm256_shuffle_ps::<0x44>(t4, t6);
+            let u5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
+            let u6 = _mm256_shuffle_ps::<0x44>(t5, t7);
+            let u7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
+            let rows = [
+                _mm256_permute2f128_ps::<0x20>(u0, u4),
+                _mm256_permute2f128_ps::<0x20>(u1, u5),
+                _mm256_permute2f128_ps::<0x20>(u2, u6),
+                _mm256_permute2f128_ps::<0x20>(u3, u7),
+                _mm256_permute2f128_ps::<0x31>(u0, u4),
+                _mm256_permute2f128_ps::<0x31>(u1, u5),
+                _mm256_permute2f128_ps::<0x31>(u2, u6),
+                _mm256_permute2f128_ps::<0x31>(u3, u7),
+            ];
+            let aligned = STREAM && (dst as usize | (ds * 4) as usize) % 32 == 0;
+            for (k, row) in rows.into_iter().enumerate() {
+                let p = dst.offset(k as isize * ds).cast::<f32>();
+                if aligned {
+                    _mm256_stream_ps(p, row);
+                } else {
+                    _mm256_storeu_ps(p, row);
+                }
+            }
+        }
+    }
+
+    /// 4 x 4 eight-byte words with AVX2.
+    ///
+    /// # Safety
+    /// As [`super::BlockFn`] with `MK = 4`, and the CPU must support AVX2 (the caller
+    /// detected it).
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn block_u64_avx2<const STREAM: bool>(
+        src: *const u64,
+        ss: isize,
+        dst: *mut u64,
+        ds: isize,
+    ) {
+        // SAFETY: loads read source rows k < 4 (32 bytes each), stores write destination rows
+        // k < 4, as the caller vouches; streaming stores only on 32-byte aligned rows; the
+        // shuffles move bits unchanged.
+        unsafe {
+            let ld = |k: isize| _mm256_loadu_pd(src.offset(k * ss).cast());
+            let (r0, r1, r2, r3) = (ld(0), ld(1), ld(2), ld(3));
+            let t0 = _mm256_unpacklo_pd(r0, r1);
+            let t1 = _mm256_unpackhi_pd(r0, r1);
+            let t2 = _mm256_unpacklo_pd(r2, r3);
+            let t3 = _mm256_unpackhi_pd(r2, r3);
+            let rows = [
+                _mm256_permute2f128_pd::<0x20>(t0, t2),
+                _mm256_permute2f128_pd::<0x20>(t1, t3),
+                _mm256_permute2f128_pd::<0x31>(t0, t2),
+                _mm256_permute2f128_pd::<0x31>(t1, t3),
+            ];
+            let aligned = STREAM && (dst as usize | (ds * 8) as usize) % 32 == 0;
+            for (k, row) in rows.into_iter().enumerate() {
+                let p = dst.offset(k as isize * ds).cast::<f64>();
+                if aligned {
+                    _mm256_stream_pd(p, row);
+                } else {
+                    _mm256_storeu_pd(p, row);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every block kernel (SIMD and scalar, streaming or not) against the definition, with
+    /// padded strides so a write outside the block would be seen.
+    fn check<W: Word + PartialEq + std::fmt::Debug>(from: impl Fn(usize) -> W) {
+        let mk = W::MK;
+        let (ss, ds) = (mk + 3, mk + 8);
+        let src: Vec<W> = (0..mk * ss).map(&from).collect();
+        let kernels: [BlockFn<W>; 3] = [W::block_fn(false), W::block_fn(true), block_scalar::<W>];
+        for f in kernels {
+            let mut dst = vec![from(9999); mk * ds];
+            // SAFETY: both buffers hold mk rows of their strides, which exceed mk.
+            unsafe { f(src.as_ptr(), ss as isize, dst.as_mut_ptr(), ds as isize) };
+            store_fence();
+            for r in 0..mk {
+                for c in 0..ds {
+                    let want = if c < mk { src[c * ss + r] } else { from(9999) };
+                    assert_eq!(dst[r * ds + c], want, "row {r} col {c}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn block_transposes_match_the_definition() {
+        check::<u8>(|i| (i * 7 % 251) as u8);
+        check::<u16>(|i| (i * 31 % 65521) as u16);
+        check::<u32>(|i| (i as u32).wrapping_mul(2_654_435_761));
+        check::<u64>(|i| (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    }
+}

@@ -1,0 +1,146 @@
+//! Materialising copies: `contiguous()` and the copies into existing memory. All of them run
+//! the one strided copy kernel (`kernels::copy`), which plans, tiles and parallelises.
+
+use std::sync::Arc;
+
+use super::Tensor;
+use crate::audit::{self, CopyReason};
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::kernels::copy;
+use crate::layout::Layout;
+
+impl<T: Element> Tensor<T> {
+    /// This tensor's data in row-major order: the tensor itself (same storage, no copy) if it
+    /// is already contiguous, otherwise one blocked copy into a fresh, 64-byte aligned storage
+    /// with row-major strides and offset 0.
+    ///
+    /// # Panics
+    /// Only if the allocator cannot provide memory for the copy (as `Vec` does); use
+    /// [`Tensor::try_contiguous`] to get an `Err` instead.
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec((0..6).collect::<Vec<u8>>(), &[2, 3])?;
+    /// assert!(a.contiguous().shares_storage(&a));
+    /// let c = a.t()?.contiguous();
+    /// assert!(c.is_contiguous() && !c.shares_storage(&a));
+    /// assert_eq!(c.storage().as_slice(), &[0, 3, 1, 4, 2, 5]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn contiguous(&self) -> Tensor<T> {
+        self.try_contiguous()
+            .unwrap_or_else(|e| panic!("contiguous: {e}"))
+    }
+
+    /// [`Tensor::contiguous`] returning allocation failure as an `Err`.
+    ///
+    /// # Errors
+    /// [`Error::Alloc`] if the copy's memory cannot be allocated.
+    ///
+    /// ```
+    /// let a = stridex::Tensor::<f32>::zeros(&[3, 2])?;
+    /// assert!(a.t()?.try_contiguous()?.is_contiguous());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn try_contiguous(&self) -> Result<Tensor<T>> {
+        if self.is_contiguous() {
+            return Ok(self.clone());
+        }
+        self.copy_to_fresh(Layout::contiguous(self.shape())?, CopyReason::Contiguous)
+    }
+
+    /// One copy, reported to the audit as `reason`, into a fresh storage laid out as `dst`, a
+    /// dense layout of this shape.
+    ///
+    /// # Errors
+    /// [`Error::ImplicitCopy`] for an implicit `reason` inside a forbidding scope;
+    /// [`Error::Alloc`].
+    #[track_caller]
+    pub(crate) fn copy_to_fresh(&self, dst: Layout, reason: CopyReason) -> Result<Tensor<T>> {
+        audit::note_copy(reason, T::DTYPE, &self.layout, &dst)?;
+        let storage = copy::to_fresh_storage(&self.storage, &self.layout, &dst)?;
+        Ok(Self::from_parts(Arc::new(storage), dst))
+    }
+
+    /// Writes this tensor's elements in row-major order into `dst`, which must hold exactly
+    /// `numel` elements: `contiguous()` without an allocation, for buffers reused in hot loops.
+    ///
+    /// # Errors
+    /// [`Error::NumelMismatch`] if `dst.len() != self.numel()`.
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;
+    /// let mut buf = vec![0; 6];
+    /// a.t()?.contiguous_into(&mut buf)?;
+    /// assert_eq!(buf, vec![0, 3, 1, 4, 2, 5]);
+    /// assert!(a.contiguous_into(&mut buf[..5]).is_err());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn contiguous_into(&self, dst: &mut [T]) -> Result<()> {
+        if dst.len() != self.numel() {
+            return Err(Error::NumelMismatch {
+                op: "contiguous_into",
+                have: dst.len(),
+                shape: self.shape().to_vec(),
+                need: Some(self.numel()),
+            });
+        }
+        let dst_layout = Layout::contiguous(self.shape())?;
+        audit::note_explicit_copy(
+            CopyReason::ContiguousInto,
+            T::DTYPE,
+            &self.layout,
+            &dst_layout,
+        );
+        copy::to_slice(&self.storage, &self.layout, dst);
+        Ok(())
+    }
+
+    /// Copies this tensor's elements to the same indices of `dst`, honouring `dst`'s strides
+    /// (no allocation). `dst` must own its storage alone, since writing through a shared
+    /// storage would change the other tensors viewing it.
+    ///
+    /// # Errors
+    /// [`Error::ShapeMismatch`] if the shapes differ, [`Error::SharedStorage`] if another tensor
+    /// (including `self`) holds `dst`'s storage, [`Error::OverlappingDestination`] if `dst`
+    /// addresses an element twice (e.g. it is expanded).
+    ///
+    /// ```
+    /// use stridex::Tensor;
+    /// let a = Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;
+    /// // A destination stored column-major: same indices, different strides.
+    /// let mut dst = Tensor::<i32>::empty_strided(&[2, 3], &[1, 2])?;
+    /// a.copy_into(&mut dst)?;
+    /// assert_eq!(dst.to_vec(), a.to_vec());
+    /// assert_eq!(dst.storage().as_slice(), &[0, 3, 1, 4, 2, 5]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn copy_into(&self, dst: &mut Tensor<T>) -> Result<()> {
+        if self.shape() != dst.shape() {
+            return Err(Error::ShapeMismatch {
+                op: "copy_into",
+                expected: dst.shape().to_vec(),
+                got: self.shape().to_vec(),
+            });
+        }
+        if !dst.layout.is_non_overlapping() {
+            return Err(Error::OverlappingDestination {
+                op: "copy_into",
+                shape: dst.shape().to_vec(),
+                strides: dst.strides().to_vec(),
+            });
+        }
+        let holders = Arc::strong_count(&dst.storage);
+        let storage = Arc::get_mut(&mut dst.storage).ok_or(Error::SharedStorage {
+            op: "copy_into",
+            holders,
+        })?;
+        audit::note_explicit_copy(CopyReason::CopyInto, T::DTYPE, &self.layout, &dst.layout);
+        copy::to_storage(&self.storage, &self.layout, storage, &dst.layout);
+        Ok(())
+    }
+}
