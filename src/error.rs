@@ -262,31 +262,6 @@ pub enum Error {
         /// The batch dims of `b`.
         b_batch: Vec<usize>,
     },
-    /// An output tensor given to an `_into` op has the wrong shape.
-    OutputShape {
-        /// The operation, e.g. `"matmul_into"`.
-        op: &'static str,
-        /// The shape the result has.
-        expected: Vec<usize>,
-        /// The shape of the output tensor given.
-        got: Vec<usize>,
-    },
-    /// An output tensor's layout may address one storage element from two indices (stride 0 or
-    /// overlapping dims), so writing to it is ambiguous.
-    OutputOverlaps {
-        /// The operation.
-        op: &'static str,
-        /// The output's shape.
-        shape: Vec<usize>,
-        /// The output's strides.
-        strides: Vec<isize>,
-    },
-    /// An output tensor's storage is shared with another tensor (a view, or an input), so it
-    /// cannot be written in place.
-    OutputShared {
-        /// The operation.
-        op: &'static str,
-    },
 }
 
 struct Dims<'a, T>(&'a [T]);
@@ -467,24 +442,6 @@ impl fmt::Display for Error {
                 Dims(b),
                 Dims(a_batch),
                 Dims(b_batch)
-            ),
-            Error::OutputShape { op, expected, got } => write!(
-                f,
-                "{op}: the result has shape {} but the output tensor has shape {}",
-                Dims(expected),
-                Dims(got)
-            ),
-            Error::OutputOverlaps { op, shape, strides } => write!(
-                f,
-                "{op}: the output layout (shape {}, strides {}) may address one element from \
-                 two indices; write into a tensor without stride-0 or overlapping dims",
-                Dims(shape),
-                Dims(strides)
-            ),
-            Error::OutputShared { op } => write!(
-                f,
-                "{op}: the output tensor shares its storage with another tensor (a view or an \
-                 input); drop the other handles or write into a fresh tensor"
             ),
         }
     }

@@ -374,7 +374,7 @@ fn matmul_into_rejects_bad_outputs() {
     let mut wrong = Tensor::<f32>::zeros(&[2, 5]).unwrap();
     assert!(matches!(
         a.matmul_into(&b, &mut wrong, false),
-        Err(Error::OutputShape { .. })
+        Err(Error::ShapeMismatch { .. })
     ));
     // Stride 0: two indices share an element.
     let mut broadcast = Tensor::<f32>::zeros(&[1, 4])
@@ -383,24 +383,43 @@ fn matmul_into_rejects_bad_outputs() {
         .unwrap();
     assert!(matches!(
         a.matmul_into(&b, &mut broadcast, false),
-        Err(Error::OutputOverlaps { .. })
+        Err(Error::OverlappingDestination { .. })
     ));
     // Shared with a live tensor, or with an input.
     let base = Tensor::<f32>::zeros(&[2, 4]).unwrap();
     let mut view = base.narrow(0, 0, 2).unwrap();
     assert_eq!(
         a.matmul_into(&b, &mut view, false),
-        Err(Error::OutputShared { op: "matmul_into" })
+        Err(Error::SharedStorage {
+            op: "matmul_into",
+            holders: 2
+        })
     );
     let sq = Tensor::<f32>::full(&[3, 3], 1.0).unwrap();
     let mut alias = sq.clone();
     assert!(matches!(
         sq.matmul_into(&sq, &mut alias, true),
-        Err(Error::OutputShared { .. })
+        Err(Error::SharedStorage { .. })
     ));
     assert_eq!(base.to_vec(), vec![0.0; 8]);
     // After dropping the other handle the same view is writable.
     drop(base);
     a.matmul_into(&b, &mut view, false).unwrap();
     assert_eq!(view.to_vec(), vec![3.0; 8]);
+}
+
+#[test]
+fn strided_operands_are_never_copied() {
+    let a = Tensor::<f32>::zeros(&[40, 30]).unwrap();
+    let b = Tensor::<f32>::zeros(&[3, 40, 20]).unwrap();
+    let (out, report) = stridex::audit::record(|| {
+        let x = a.t()?.flip(0)?.slice(1, 0, 40, 2)?; // [30, 20], every stride unusual
+        let y = b.transpose(1, 2)?.narrow(1, 0, 10)?.transpose(1, 2)?; // [3, 40, 10]
+        x.t()?
+            .unsqueeze(0)?
+            .expand(&[3, 20, 30])?
+            .matmul(&y.narrow(1, 0, 30)?)
+    });
+    assert_eq!(out.unwrap().shape(), &[3, 20, 10]);
+    assert_eq!(report.count(), 0, "{:?}", report.events());
 }

@@ -35,7 +35,7 @@ impl<T: MatmulElement> Tensor<T> {
     /// // xᵀ · w without copying xᵀ.
     /// let y = x.t()?.matmul(&w)?;
     /// assert_eq!(y.shape(), &[2, 2]);
-    /// assert_eq!(y.to_vec(), vec![6.0, 8.0, 8.0, 10.0]);
+    /// assert_eq!(y.to_vec(), vec![9.0, 5.0, 12.0, 6.0]);
     /// // Dot product and shape errors.
     /// let v = Tensor::from_vec(vec![1.0f32, 2.0], &[2])?;
     /// assert_eq!(v.matmul(&v)?.to_vec(), vec![5.0]);
@@ -58,9 +58,10 @@ impl<T: MatmulElement> Tensor<T> {
     /// from a tensor you then drop, as in the example.
     ///
     /// # Errors
-    /// As [`Tensor::matmul`]; [`Error::OutputShape`] if `out` does not have the result's shape,
-    /// [`Error::OutputOverlaps`] if its layout may address an element twice (stride 0,
-    /// overlapping dims), [`Error::OutputShared`] if its storage is shared.
+    /// As [`Tensor::matmul`]; [`Error::ShapeMismatch`] if `out` does not have the result's shape,
+    /// [`Error::OverlappingDestination`] if its layout may address an element twice (stride 0,
+    /// overlapping dims; see [`Layout::is_non_overlapping`](crate::Layout::is_non_overlapping)),
+    /// [`Error::SharedStorage`] if another tensor holds its storage.
     ///
     /// ```
     /// use stridex::Tensor;
@@ -83,8 +84,11 @@ impl<T: MatmulElement> Tensor<T> {
         out: &mut Tensor<T>,
         accumulate: bool,
     ) -> Result<()> {
-        let storage =
-            Arc::get_mut(&mut out.storage).ok_or(Error::OutputShared { op: "matmul_into" })?;
+        let holders = Arc::strong_count(&out.storage);
+        let storage = Arc::get_mut(&mut out.storage).ok_or(Error::SharedStorage {
+            op: "matmul_into",
+            holders,
+        })?;
         matmul::matmul_into(
             (&self.storage, &self.layout),
             (&other.storage, &other.layout),
