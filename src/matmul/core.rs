@@ -78,6 +78,11 @@ unsafe fn pack<T: Scalar>(
 ) {
     let panels = xs.div_ceil(w);
     let dst = &mut dst[..panels * w * depth];
+    if let Some(src) = T::as_acc_src(src) {
+        // SAFETY: the caller's contract, for the same elements read as the accumulator type,
+        // which they are.
+        return unsafe { pack_direct(src, sx, sd, xs, depth, w, dst) };
+    }
     if sx.unsigned_abs() <= sd.unsigned_abs() {
         let mut run = vec![T::Acc::zero(); xs];
         for d in 0..depth {
@@ -104,6 +109,42 @@ unsafe fn pack<T: Scalar>(
             for d in 0..depth {
                 dst[base + d * w] = T::Acc::zero();
             }
+        }
+    }
+}
+
+/// [`pack`] for element types that are their own accumulator type: no conversion, so the
+/// panels are filled straight from the source, `w` values per `d` (a unit-stride `x` is a
+/// short contiguous copy that the compiler vectorizes).
+///
+/// # Safety
+/// As [`pack`]; `dst` holds the panels.
+unsafe fn pack_direct<A: Accum>(
+    src: *const A,
+    sx: isize,
+    sd: isize,
+    xs: usize,
+    depth: usize,
+    w: usize,
+    dst: &mut [A],
+) {
+    for (p, out) in dst.chunks_exact_mut(w * depth).enumerate() {
+        let x0 = p * w;
+        let valid = w.min(xs - x0);
+        let base = src.wrapping_offset(x0 as isize * sx);
+        for (d, o) in out.chunks_exact_mut(w).enumerate() {
+            let line = base.wrapping_offset(d as isize * sd);
+            let (o, pad) = o.split_at_mut(valid);
+            if sx == 1 {
+                // SAFETY: elements (x0 + i, d), i < valid, of the block: readable by contract.
+                o.copy_from_slice(unsafe { std::slice::from_raw_parts(line, valid) });
+            } else {
+                for (i, v) in o.iter_mut().enumerate() {
+                    // SAFETY: element (x0 + i, d) of the block, i < valid.
+                    *v = unsafe { *line.wrapping_offset(i as isize * sx) };
+                }
+            }
+            pad.fill(A::zero());
         }
     }
 }
@@ -192,8 +233,10 @@ unsafe fn blocked<T: Scalar>(
         ..
     } = job.kern;
     if threads > 1 {
-        // At least one A block per thread.
-        mc = mc.min(round_up(m.div_ceil(threads), mr));
+        // A multiple of `threads` blocks of (nearly) equal height, so that the threads finish
+        // together.
+        let blocks = round_up(m.div_ceil(mc), threads);
+        mc = round_up(m.div_ceil(blocks), mr);
     }
     let kc_cap = k.min(kc_max);
     let nc_cap = round_up(n.min(nc_max), nr);
@@ -369,56 +412,84 @@ fn dot<A: Accum>(a: &[A], b: &[A]) -> A {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::matmul::kernel::portable_kernel;
 
-    /// The blocked loops with the portable kernel and tiny blocks (so that every loop runs
-    /// several times and every edge case occurs), against a plain triple loop.
+    /// Every kernel this CPU can run, through the blocked loops with tiny blocks (so that
+    /// every loop runs several times and every edge case occurs), against a plain triple loop.
     #[test]
-    fn blocked_loops_with_portable_kernel_match_naive() {
-        let kern = Kernel {
-            kc: 3,
-            mc: 8,
-            nc: 8,
-            ..portable_kernel::<f64>()
-        };
-        for &(m, n, k) in &[(7, 9, 10), (1, 5, 4), (5, 1, 4), (9, 9, 1), (4, 4, 0)] {
-            let a: Vec<f64> = (0..m * k).map(|v| (v % 7) as f64 - 3.0).collect();
-            let b: Vec<f64> = (0..k * n).map(|v| (v % 5) as f64 - 2.0).collect();
+    fn every_kernel_matches_naive() {
+        for kern in <f64 as Accum>::kernels() {
+            check_kernel(Kernel {
+                kc: 3,
+                mc: 2 * kern.mr,
+                nc: 2 * kern.nr,
+                ..kern
+            });
+        }
+        for kern in <f32 as Accum>::kernels() {
+            check_kernel(Kernel {
+                kc: 5,
+                mc: 3 * kern.mr,
+                nc: 2 * kern.nr,
+                ..kern
+            });
+        }
+    }
+
+    fn check_kernel<A: Accum + Scalar<Acc = A>>(kern: Kernel<A>) {
+        // Small integers: every sum is exact, so results compare with ==.
+        let val = |v: usize, m: usize| A::from(v % m).unwrap() - A::from(m / 2).unwrap();
+        let (mr, nr) = (kern.mr, kern.nr);
+        let sizes = [
+            (2 * mr + 1, 3 * nr + 2, 10),
+            (1, 5, 4),
+            (5, 1, 4),
+            (mr, nr, 1),
+            (4, 4, 0),
+        ];
+        for (m, n, k) in sizes {
+            let a: Vec<A> = (0..m * k).map(|v| val(v, 7)).collect();
+            let b: Vec<A> = (0..k * n).map(|v| val(v, 5)).collect();
             for threads in [1, 3] {
                 for accumulate in [false, true] {
-                    // C is column-major here, so the transposed path runs too.
-                    let mut c = vec![1.0f64; m * n];
-                    // SAFETY: the three buffers are separate and sized for their strides.
-                    unsafe {
-                        gemm_core::<f64>(
-                            m,
-                            n,
-                            k,
-                            MatRef {
-                                ptr: a.as_ptr(),
-                                rs: k as isize,
-                                cs: 1,
-                            },
-                            MatRef {
-                                ptr: b.as_ptr(),
-                                rs: 1,
-                                cs: k as isize,
-                            },
-                            MatMut {
-                                ptr: c.as_mut_ptr(),
-                                rs: 1,
-                                cs: m as isize,
-                            },
-                            accumulate,
-                            threads,
-                            kern,
-                        );
-                    }
-                    for i in 0..m {
-                        for j in 0..n {
-                            let want: f64 = (0..k).map(|p| a[i * k + p] * b[j * k + p]).sum();
-                            let want = want + if accumulate { 1.0 } else { 0.0 };
-                            assert_eq!(c[i + j * m], want, "{m}x{n}x{k} ({i}, {j})");
+                    for c_row_major in [false, true] {
+                        let mut c = vec![A::one(); m * n];
+                        let (rs, cs) = if c_row_major { (n, 1) } else { (1, m) };
+                        let c_mat = MatMut {
+                            ptr: c.as_mut_ptr(),
+                            rs: rs as isize,
+                            cs: cs as isize,
+                        };
+                        // SAFETY: the three buffers are separate and sized for their strides.
+                        unsafe {
+                            gemm_core::<A>(
+                                m,
+                                n,
+                                k,
+                                MatRef {
+                                    ptr: a.as_ptr(),
+                                    rs: k as isize,
+                                    cs: 1,
+                                },
+                                MatRef {
+                                    ptr: b.as_ptr(),
+                                    rs: 1,
+                                    cs: k as isize,
+                                },
+                                c_mat,
+                                accumulate,
+                                threads,
+                                kern,
+                            );
+                        }
+                        for i in 0..m {
+                            for j in 0..n {
+                                let mut want = if accumulate { A::one() } else { A::zero() };
+                                for p in 0..k {
+                                    want = want + a[i * k + p] * b[j * k + p];
+                                }
+                                let got = c[i * rs + j * cs];
+                                assert_eq!(got, want, "{} {m}x{n}x{k} ({i}, {j})", kern.name);
+                            }
                         }
                     }
                 }

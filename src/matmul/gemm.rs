@@ -108,6 +108,8 @@ pub trait Scalar: Element {
     /// `p` itself when `Self` is its own accumulator type (then C is written directly),
     /// otherwise `None` (then C is written through a workspace).
     fn as_acc(p: *mut Self) -> Option<*mut Self::Acc>;
+    /// As [`Scalar::as_acc`], for reading.
+    fn as_acc_src(p: *const Self) -> Option<*const Self::Acc>;
 }
 
 /// Strided widening loop shared by the `load_run` impls.
@@ -152,6 +154,9 @@ macro_rules! identity_scalar {
             fn as_acc(p: *mut $t) -> Option<*mut $t> {
                 Some(p)
             }
+            fn as_acc_src(p: *const $t) -> Option<*const $t> {
+                Some(p)
+            }
         }
     )*};
 }
@@ -179,6 +184,9 @@ impl Scalar for f16 {
     fn as_acc(_: *mut f16) -> Option<*mut f32> {
         None
     }
+    fn as_acc_src(_: *const f16) -> Option<*const f32> {
+        None
+    }
 }
 
 impl Scalar for bf16 {
@@ -203,6 +211,9 @@ impl Scalar for bf16 {
         }
     }
     fn as_acc(_: *mut bf16) -> Option<*mut f32> {
+        None
+    }
+    fn as_acc_src(_: *const bf16) -> Option<*const f32> {
         None
     }
 }

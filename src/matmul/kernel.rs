@@ -9,6 +9,8 @@
 //!
 //! | acc | ISA          | `mr × nr` | registers                         |
 //! |-----|--------------|-----------|-----------------------------------|
+//! | f32 | AVX-512F     | 12 × 32   | 24 accumulators, 2 B, 1 broadcast |
+//! | f64 | AVX-512F     | 12 × 16   | 24 accumulators, 2 B, 1 broadcast |
 //! | f32 | AVX2 + FMA   | 6 × 16    | 12 accumulators, 2 B, 1 broadcast |
 //! | f64 | AVX2 + FMA   | 6 × 8     | 12 accumulators, 2 B, 1 broadcast |
 //! | any | portable     | 4 × 4     | (plain Rust, for other machines)  |
@@ -17,6 +19,7 @@
 //! caches: a `kc × nr` B panel stays in L1 while the kernel sweeps the `mc × kc` A block in L2.
 
 use std::fmt::Debug;
+use std::sync::OnceLock;
 
 /// One register tile of work for a micro-kernel.
 pub struct Tile<A> {
@@ -69,29 +72,40 @@ pub struct Kernel<A> {
 /// An accumulator type: what products are summed in (`f32` for every type up to 32 bits, `f64`
 /// for `f64`).
 pub trait Accum: num_traits::Float + Default + Debug + Send + Sync + 'static {
-    /// The fastest kernel this CPU supports.
+    /// Every kernel this CPU can run, the portable one first, the fastest last.
+    fn kernels() -> Vec<Kernel<Self>>;
+    /// The fastest kernel this CPU supports (detected once).
     fn best_kernel() -> Kernel<Self>;
 }
 
-impl Accum for f32 {
-    fn best_kernel() -> Kernel<f32> {
-        #[cfg(target_arch = "x86_64")]
-        if x86::has_avx2_fma() {
-            return x86::SGEMM_AVX2;
+macro_rules! accum {
+    ($t:ty, $avx2:ident, $avx512:ident) => {
+        impl Accum for $t {
+            fn kernels() -> Vec<Kernel<$t>> {
+                #[allow(unused_mut)]
+                let mut all = vec![portable_kernel()];
+                #[cfg(target_arch = "x86_64")]
+                {
+                    if x86::has_avx2_fma() {
+                        all.push(x86::$avx2);
+                    }
+                    if x86::has_avx512() {
+                        all.push(x86::$avx512);
+                    }
+                }
+                all
+            }
+
+            fn best_kernel() -> Kernel<$t> {
+                static BEST: OnceLock<Kernel<$t>> = OnceLock::new();
+                *BEST.get_or_init(|| *Self::kernels().last().expect("the portable kernel"))
+            }
         }
-        portable_kernel()
-    }
+    };
 }
 
-impl Accum for f64 {
-    fn best_kernel() -> Kernel<f64> {
-        #[cfg(target_arch = "x86_64")]
-        if x86::has_avx2_fma() {
-            return x86::DGEMM_AVX2;
-        }
-        portable_kernel()
-    }
-}
+accum!(f32, SGEMM_AVX2, SGEMM_AVX512);
+accum!(f64, DGEMM_AVX2, DGEMM_AVX512);
 
 /// The plain-Rust 4 × 4 kernel, for any accumulator type.
 pub(crate) fn portable_kernel<A: Accum>() -> Kernel<A> {
@@ -155,6 +169,32 @@ mod x86 {
         is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
     }
 
+    pub(super) fn has_avx512() -> bool {
+        is_x86_feature_detected!("avx512f")
+    }
+
+    /// 12 × 32: 24 of the 32 zmm registers accumulate. `kc = 192` keeps a 192 × 32 B panel
+    /// (24 KiB) in a 32 KiB L1.
+    pub(super) const SGEMM_AVX512: Kernel<f32> = Kernel {
+        mr: 12,
+        nr: 32,
+        kc: 192,
+        mc: 240,
+        nc: 4080,
+        run: sgemm_12x32,
+        name: "avx512 12x32 f32",
+    };
+
+    pub(super) const DGEMM_AVX512: Kernel<f64> = Kernel {
+        mr: 12,
+        nr: 16,
+        kc: 192,
+        mc: 120,
+        nc: 4080,
+        run: dgemm_12x16,
+        name: "avx512 12x16 f64",
+    };
+
     pub(super) const SGEMM_AVX2: Kernel<f32> = Kernel {
         mr: 6,
         nr: 16,
@@ -175,21 +215,23 @@ mod x86 {
         name: "avx2 6x8 f64",
     };
 
-    /// Defines a 6-row kernel whose rows are two AVX vectors of `$lanes` values: per step of
-    /// `k`, two loads of B, six broadcasts of A and twelve FMAs into twelve accumulators. The
-    /// `k` loop is unrolled by four.
-    macro_rules! avx2_kernel {
-        ($name:ident, $t:ty, $v:ty, $lanes:literal, $zero:ident, $load:ident, $bcast:ident,
-         $fma:ident, $add:ident, $store:ident) => {
+    /// Defines an `$mr`-row kernel whose rows are two SIMD vectors of `$lanes` values: per
+    /// step of `k`, two loads of B, `$mr` broadcasts of A and `2 * $mr` FMAs into as many
+    /// accumulators. The `k` loop is unrolled by four.
+    macro_rules! simd_kernel {
+        ($name:ident, $feat:literal, $t:ty, $v:ty, $mr:literal, $lanes:literal, $zero:ident,
+         $load:ident, $splat:ident, $fma:ident, $add:ident, $store:ident) => {
             /// # Safety
-            /// As [`Kernel::run`] with `mr = 6`, `nr = 2 * lanes`; needs AVX2 and FMA.
-            #[target_feature(enable = "avx2,fma")]
+            /// As [`Kernel::run`] with `mr = $mr`, `nr = 2 * lanes`; needs the CPU features
+            /// named in `target_feature`.
+            #[target_feature(enable = $feat)]
             unsafe fn $name(t: &Tile<$t>) {
+                const MR: usize = $mr;
                 const NR: usize = 2 * $lanes;
-                // SAFETY (whole body): the loads read `kc` groups of 6 (A) and NR (B) values,
+                // SAFETY (whole body): the loads read `kc` groups of MR (A) and NR (B) values,
                 // which the caller guarantees exist; the stores touch only the m × n tile the
-                // caller vouches for; AVX2/FMA are enabled on this function and were detected
-                // before the kernel was chosen.
+                // caller vouches for; the features are enabled on this function and were
+                // detected before the kernel was chosen.
                 unsafe {
                     // Start fetching the C tile now; it is needed after the k loop.
                     for i in 0..t.m {
@@ -198,18 +240,18 @@ mod x86 {
                         let last = row.wrapping_offset((t.n as isize - 1) * t.cs_c);
                         _mm_prefetch::<_MM_HINT_T0>(last.cast());
                     }
-                    let mut c: [[$v; 2]; 6] = [[$zero(); 2]; 6];
+                    let mut c: [[$v; 2]; MR] = [[$zero(); 2]; MR];
                     let (mut a, mut b) = (t.a, t.b);
                     macro_rules! step {
                         () => {
                             let b0 = $load(b);
                             let b1 = $load(b.add($lanes));
-                            for i in 0..6 {
-                                let ai = $bcast(&*a.add(i));
-                                c[i][0] = $fma(ai, b0, c[i][0]);
-                                c[i][1] = $fma(ai, b1, c[i][1]);
+                            for (i, row) in c.iter_mut().enumerate() {
+                                let ai = $splat(*a.add(i));
+                                row[0] = $fma(ai, b0, row[0]);
+                                row[1] = $fma(ai, b1, row[1]);
                             }
-                            a = a.add(6);
+                            a = a.add(MR);
                             b = b.add(NR);
                         };
                     }
@@ -222,7 +264,7 @@ mod x86 {
                     for _ in 0..t.kc % 4 {
                         step!();
                     }
-                    if t.m == 6 && t.n == NR && t.cs_c == 1 {
+                    if t.m == MR && t.n == NR && t.cs_c == 1 {
                         for (i, row) in c.iter().enumerate() {
                             let p = t.c.offset(i as isize * t.rs_c);
                             let (mut v0, mut v1) = (row[0], row[1]);
@@ -234,7 +276,7 @@ mod x86 {
                             $store(p.add($lanes), v1);
                         }
                     } else {
-                        let mut ab = [0.0 as $t; 6 * NR];
+                        let mut ab = [0.0 as $t; MR * NR];
                         for (i, row) in c.iter().enumerate() {
                             $store(ab.as_mut_ptr().add(i * NR), row[0]);
                             $store(ab.as_mut_ptr().add(i * NR + $lanes), row[1]);
@@ -246,28 +288,60 @@ mod x86 {
         };
     }
 
-    avx2_kernel!(
+    simd_kernel!(
         sgemm_6x16,
+        "avx2,fma",
         f32,
         __m256,
+        6,
         8,
         _mm256_setzero_ps,
         _mm256_loadu_ps,
-        _mm256_broadcast_ss,
+        _mm256_set1_ps,
         _mm256_fmadd_ps,
         _mm256_add_ps,
         _mm256_storeu_ps
     );
-    avx2_kernel!(
+    simd_kernel!(
         dgemm_6x8,
+        "avx2,fma",
         f64,
         __m256d,
+        6,
         4,
         _mm256_setzero_pd,
         _mm256_loadu_pd,
-        _mm256_broadcast_sd,
+        _mm256_set1_pd,
         _mm256_fmadd_pd,
         _mm256_add_pd,
         _mm256_storeu_pd
+    );
+    simd_kernel!(
+        sgemm_12x32,
+        "avx512f",
+        f32,
+        __m512,
+        12,
+        16,
+        _mm512_setzero_ps,
+        _mm512_loadu_ps,
+        _mm512_set1_ps,
+        _mm512_fmadd_ps,
+        _mm512_add_ps,
+        _mm512_storeu_ps
+    );
+    simd_kernel!(
+        dgemm_12x16,
+        "avx512f",
+        f64,
+        __m512d,
+        12,
+        8,
+        _mm512_setzero_pd,
+        _mm512_loadu_pd,
+        _mm512_set1_pd,
+        _mm512_fmadd_pd,
+        _mm512_add_pd,
+        _mm512_storeu_pd
     );
 }
