@@ -9,11 +9,13 @@
 //!
 //! | acc | ISA          | `mr × nr` | registers                         |
 //! |-----|--------------|-----------|-----------------------------------|
-//! | f32 | AVX-512F     | 12 × 32   | 24 accumulators, 2 B, 1 broadcast |
-//! | f64 | AVX-512F     | 12 × 16   | 24 accumulators, 2 B, 1 broadcast |
+//! | f32 | AVX-512F (1) | 12 × 32   | 24 accumulators, 2 B, 1 broadcast |
+//! | f64 | AVX-512F (1) | 12 × 16   | 24 accumulators, 2 B, 1 broadcast |
 //! | f32 | AVX2 + FMA   | 6 × 16    | 12 accumulators, 2 B, 1 broadcast |
 //! | f64 | AVX2 + FMA   | 6 × 8     | 12 accumulators, 2 B, 1 broadcast |
 //! | any | portable     | 4 × 4     | (plain Rust, for other machines)  |
+//!
+//! (1) With the crate feature `avx512` (needs Rust 1.89, above the crate's minimum version).
 //!
 //! The blocking sizes next to each kernel (`kc`, `mc`, `nc`) size the packed panels for the
 //! caches: a `kc × nr` B panel stays in L1 while the kernel sweeps the `mc × kc` A block in L2.
@@ -89,6 +91,7 @@ macro_rules! accum {
                     if x86::has_avx2_fma() {
                         all.push(x86::$avx2);
                     }
+                    #[cfg(feature = "avx512")]
                     if x86::has_avx512() {
                         all.push(x86::$avx512);
                     }
@@ -169,12 +172,14 @@ mod x86 {
         is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
     }
 
+    #[cfg(feature = "avx512")]
     pub(super) fn has_avx512() -> bool {
         is_x86_feature_detected!("avx512f")
     }
 
     /// 12 × 32: 24 of the 32 zmm registers accumulate. `kc = 192` keeps a 192 × 32 B panel
     /// (24 KiB) in a 32 KiB L1.
+    #[cfg(feature = "avx512")]
     pub(super) const SGEMM_AVX512: Kernel<f32> = Kernel {
         mr: 12,
         nr: 32,
@@ -185,6 +190,7 @@ mod x86 {
         name: "avx512 12x32 f32",
     };
 
+    #[cfg(feature = "avx512")]
     pub(super) const DGEMM_AVX512: Kernel<f64> = Kernel {
         mr: 12,
         nr: 16,
@@ -225,6 +231,7 @@ mod x86 {
             /// As [`Kernel::run`] with `mr = $mr`, `nr = 2 * lanes`; needs the CPU features
             /// named in `target_feature`.
             #[target_feature(enable = $feat)]
+            #[allow(clippy::incompatible_msrv)] // only for the `avx512` feature; see below
             unsafe fn $name(t: &Tile<$t>) {
                 const MR: usize = $mr;
                 const NR: usize = 2 * $lanes;
@@ -316,6 +323,9 @@ mod x86 {
         _mm256_add_pd,
         _mm256_storeu_pd
     );
+    // AVX-512 intrinsics are stable from Rust 1.89, above the crate's MSRV: the kernels are
+    // compiled only with the `avx512` feature, which therefore needs Rust >= 1.89.
+    #[cfg(feature = "avx512")]
     simd_kernel!(
         sgemm_12x32,
         "avx512f",
@@ -330,6 +340,7 @@ mod x86 {
         _mm512_add_ps,
         _mm512_storeu_ps
     );
+    #[cfg(feature = "avx512")]
     simd_kernel!(
         dgemm_12x16,
         "avx512f",
