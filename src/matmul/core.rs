@@ -114,8 +114,9 @@ unsafe fn pack<T: Scalar>(
 }
 
 /// [`pack`] for element types that are their own accumulator type: no conversion, so the
-/// panels are filled straight from the source, `w` values per `d` (a unit-stride `x` is a
-/// short contiguous copy that the compiler vectorizes).
+/// panels are filled straight from the source. When `x` is the short-stride direction (a
+/// transposed A, a row-major B) each line `d` is read across all panels at once, so every
+/// cache line fetched is used whole; otherwise each panel reads its `w` lines side by side.
 ///
 /// # Safety
 /// As [`pack`]; `dst` holds the panels.
@@ -128,23 +129,37 @@ unsafe fn pack_direct<A: Accum>(
     w: usize,
     dst: &mut [A],
 ) {
-    for (p, out) in dst.chunks_exact_mut(w * depth).enumerate() {
-        let x0 = p * w;
-        let valid = w.min(xs - x0);
-        let base = src.wrapping_offset(x0 as isize * sx);
-        for (d, o) in out.chunks_exact_mut(w).enumerate() {
-            let line = base.wrapping_offset(d as isize * sd);
-            let (o, pad) = o.split_at_mut(valid);
-            if sx == 1 {
-                // SAFETY: elements (x0 + i, d), i < valid, of the block: readable by contract.
-                o.copy_from_slice(unsafe { std::slice::from_raw_parts(line, valid) });
-            } else {
-                for (i, v) in o.iter_mut().enumerate() {
-                    // SAFETY: element (x0 + i, d) of the block, i < valid.
-                    *v = unsafe { *line.wrapping_offset(i as isize * sx) };
-                }
+    // Copies elements (x0 .. x0 + o.len(), d) into `o`.
+    let copy = |o: &mut [A], x0: usize, d: usize| {
+        let line = src.wrapping_offset(x0 as isize * sx + d as isize * sd);
+        if sx == 1 {
+            // SAFETY: elements (x0 + i, d), i < o.len(), of the block: readable by contract.
+            o.copy_from_slice(unsafe { std::slice::from_raw_parts(line, o.len()) });
+        } else {
+            for (i, v) in o.iter_mut().enumerate() {
+                // SAFETY: element (x0 + i, d) of the block.
+                *v = unsafe { *line.wrapping_offset(i as isize * sx) };
             }
-            pad.fill(A::zero());
+        }
+    };
+    let panel_len = w * depth;
+    if sx.unsigned_abs() <= sd.unsigned_abs() {
+        for d in 0..depth {
+            for (p, panel) in dst.chunks_exact_mut(panel_len).enumerate() {
+                let valid = w.min(xs - p * w);
+                let (o, pad) = panel[d * w..(d + 1) * w].split_at_mut(valid);
+                copy(o, p * w, d);
+                pad.fill(A::zero());
+            }
+        }
+    } else {
+        for (p, panel) in dst.chunks_exact_mut(panel_len).enumerate() {
+            let valid = w.min(xs - p * w);
+            for (d, o) in panel.chunks_exact_mut(w).enumerate() {
+                let (o, pad) = o.split_at_mut(valid);
+                copy(o, p * w, d);
+                pad.fill(A::zero());
+            }
         }
     }
 }
