@@ -257,9 +257,9 @@ fn ratios() {
     ];
     #[cfg(stridex_compare)]
     cases.extend(compare::ratio_cases());
-    let best = interleaved(&cases, 15);
+    let best = interleaved(&cases, 25);
     let gf = |s: f64| 2.0 * (N * N * N) as f64 / s / 1e9;
-    println!("\nratios: 1024^3 f32, best of 15 interleaved rounds");
+    println!("\nratios: 1024^3 f32, best of 25 interleaved rounds");
     for ((name, _), &s) in cases.iter().zip(&best) {
         println!(
             "  {name:<28} {:>7.2} ms {:>7.1} GFLOP/s  {:>5.3}x contiguous",
@@ -413,6 +413,7 @@ mod compare {
         let n = N as isize;
         let (ca, cb) = (candle(a.clone(), N, N), candle(b.clone(), N, N));
         let (a2, b2) = (a.clone(), b.clone());
+        let (a3, b3, two) = (a.clone(), b.clone(), pool(2));
         vec![
             (
                 "gemm crate",
@@ -424,6 +425,12 @@ mod compare {
                 "gemm crate transposed A",
                 Box::new(move || {
                     black_box(gemm_crate(N, &a2, (1, n), &b2, 1, 1.0f32));
+                }),
+            ),
+            (
+                "gemm crate 2 threads",
+                Box::new(move || {
+                    two.install(|| black_box(gemm_crate(N, &a3, (n, 1), &b3, 2, 1.0f32)));
                 }),
             ),
             (
