@@ -114,7 +114,8 @@ pub enum Error {
         have: usize,
         /// The shape asked for.
         shape: Vec<usize>,
-        /// Number of elements that shape needs (`None` if it overflows).
+        /// Number of elements that shape needs (`None` if a size or the count exceeds
+        /// `isize::MAX`).
         need: Option<usize>,
     },
     /// `view` cannot express the new shape with strides over the same storage elements.
@@ -332,7 +333,8 @@ impl fmt::Display for Error {
                 ),
                 None => write!(
                     f,
-                    "{op}: shape {} has more elements than usize can count; there are {have}",
+                    "{op}: shape {} has a size or element count above isize::MAX; there are \
+                     {have} elements",
                     Dims(shape)
                 ),
             },
@@ -403,11 +405,11 @@ impl fmt::Display for Error {
             ),
             Error::SharedStorage { op, holders } => write!(
                 f,
-                "{op}: the destination's storage is shared by {holders} tensors; writing would                  change the others too; drop the other views or write into a fresh tensor"
+                "{op}: the destination's storage is shared by {holders} tensors; writing would change the others too; drop the other views or write into a fresh tensor"
             ),
             Error::OverlappingDestination { op, shape, strides } => write!(
                 f,
-                "{op}: destination shape {} with strides {} addresses some elements more than                  once; write into a contiguous tensor instead",
+                "{op}: destination shape {} with strides {} addresses some elements more than once; write into a contiguous tensor instead",
                 Dims(shape),
                 Dims(strides)
             ),

@@ -35,6 +35,12 @@
 //! 2 MiB, rounded up to whole 2 MiB pages and, on Linux, advised for transparent huge pages
 //! (`madvise(MADV_HUGEPAGE)`): a fresh 64 MiB buffer then costs 32 page faults instead of
 //! 16384, which is most of the time of a fresh copy. Smaller buffers are 64-byte aligned.
+//!
+//! Freed large buffers go to a small cache (256 MiB by default, see
+//! [`set_buffer_cache_limit`]) and the next allocation of the same size reuses them, so a loop
+//! that makes a same-sized fresh tensor each iteration pays for touching new pages only once,
+//! as it would with a reused buffer. The memory is handed out uninitialized either way
+//! (invariant 3), so reuse never exposes old contents.
 
 use std::alloc::Layout as AllocLayout;
 use std::marker::PhantomData;
@@ -60,6 +66,11 @@ fn allocate(bytes: usize) -> Result<NonNull<u8>> {
         return Ok(dangling());
     }
     let layout = alloc_layout(bytes).ok_or(Error::Alloc { bytes })?;
+    if layout.align() == HUGE_PAGE {
+        if let Some(ptr) = cache().take(layout.size()) {
+            return Ok(ptr.0);
+        }
+    }
     // SAFETY: `layout` has non-zero size (bytes > 0), as `alloc` requires.
     let ptr = NonNull::new(unsafe { std::alloc::alloc(layout) }).ok_or(Error::Alloc { bytes })?;
     #[cfg(target_os = "linux")]
@@ -72,6 +83,105 @@ fn allocate(bytes: usize) -> Result<NonNull<u8>> {
         }
     }
     Ok(ptr)
+}
+
+/// A freed large buffer, owned by the cache.
+struct CachedBuffer(NonNull<u8>);
+// SAFETY: the cache owns the buffer exclusively (nobody else holds its pointer), so handing it
+// to another thread is like moving a Vec.
+unsafe impl Send for CachedBuffer {}
+
+/// Large buffers freed recently, kept (up to a byte limit) for the next allocation of the same
+/// size, so a loop that makes a fresh tensor of the same size every iteration touches fresh
+/// pages only once. See "Allocation policy" in the module docs.
+struct BufferCache {
+    /// (allocation size, buffer), oldest first.
+    free: Vec<(usize, CachedBuffer)>,
+    bytes: usize,
+    limit: usize,
+}
+
+/// Default limit of the large-buffer cache.
+const DEFAULT_CACHE_BYTES: usize = 256 << 20;
+
+static CACHE: std::sync::Mutex<BufferCache> = std::sync::Mutex::new(BufferCache {
+    free: Vec::new(),
+    bytes: 0,
+    limit: DEFAULT_CACHE_BYTES,
+});
+
+fn cache() -> std::sync::MutexGuard<'static, BufferCache> {
+    // The cache's state is consistent between statements, so a panic elsewhere cannot
+    // leave it half-updated: recover from poisoning.
+    CACHE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl BufferCache {
+    fn take(&mut self, size: usize) -> Option<CachedBuffer> {
+        let i = self.free.iter().position(|(s, _)| *s == size)?;
+        self.bytes -= size;
+        Some(self.free.remove(i).1)
+    }
+
+    /// Keeps `buf` (of allocation size `size`) if it fits under the limit, evicting the oldest
+    /// buffers; returns the buffers the caller must free.
+    fn put(&mut self, size: usize, buf: CachedBuffer) -> Vec<(usize, CachedBuffer)> {
+        if size > self.limit {
+            return vec![(size, buf)];
+        }
+        let mut evicted = Vec::new();
+        while self.bytes + size > self.limit {
+            let (s, b) = self.free.remove(0);
+            self.bytes -= s;
+            evicted.push((s, b));
+        }
+        self.bytes += size;
+        self.free.push((size, buf));
+        evicted
+    }
+}
+
+/// Sets how many bytes of freed large (>= 2 MiB) buffers stridex keeps for reuse (256 MiB by
+/// default; 0 turns the cache off). Reusing a buffer skips the page faults (and the kernel's
+/// zeroing of fresh pages) that a new one costs, which is most of the time of a fresh copy.
+/// Lowering the limit frees cached buffers at once.
+///
+/// ```
+/// stridex::storage::set_buffer_cache_limit(0);
+/// assert_eq!(stridex::storage::buffer_cache_bytes(), 0);
+/// stridex::storage::set_buffer_cache_limit(256 << 20);
+/// ```
+pub fn set_buffer_cache_limit(bytes: usize) {
+    let evicted = {
+        let mut c = cache();
+        c.limit = bytes;
+        let mut evicted = Vec::new();
+        while c.bytes > c.limit {
+            let (s, b) = c.free.remove(0);
+            c.bytes -= s;
+            evicted.push((s, b));
+        }
+        evicted
+    };
+    free_evicted(evicted);
+}
+
+/// Bytes of freed buffers the cache holds now.
+///
+/// ```
+/// assert!(stridex::storage::buffer_cache_bytes() <= 256 << 20);
+/// ```
+pub fn buffer_cache_bytes() -> usize {
+    cache().bytes
+}
+
+fn free_evicted(buffers: Vec<(usize, CachedBuffer)>) {
+    for (size, buf) in buffers {
+        let layout = AllocLayout::from_size_align(size, HUGE_PAGE).expect("a cached layout");
+        // SAFETY: cached buffers were allocated by `allocate` with exactly this layout (size
+        // and 2 MiB alignment) and are owned by the cache alone, so freeing once is sound.
+        unsafe { std::alloc::dealloc(buf.0.as_ptr(), layout) }
+    }
 }
 
 /// A non-null pointer aligned to 64 bytes that points to no allocation.
@@ -88,6 +198,11 @@ unsafe fn deallocate(ptr: NonNull<u8>, bytes: usize) {
         return;
     }
     let layout = alloc_layout(bytes).expect("the same layout was valid at allocation");
+    if layout.align() == HUGE_PAGE {
+        let evicted = cache().put(layout.size(), CachedBuffer(ptr));
+        free_evicted(evicted);
+        return;
+    }
     // SAFETY: by the caller's contract `ptr` was allocated with exactly this layout (the layout
     // is a pure function of `bytes`) and is freed once.
     unsafe { std::alloc::dealloc(ptr.as_ptr(), layout) }
@@ -330,6 +445,39 @@ mod tests {
             Storage::<u8>::uninit(usize::MAX),
             Err(Error::Alloc { .. })
         ));
+    }
+
+    #[test]
+    fn freed_large_buffers_are_reused_up_to_the_limit() {
+        // An unusual size, so that other tests running in parallel do not take the buffer.
+        let len = 37 * HUGE_PAGE + 5;
+        let a = Storage::<u8>::full(len, 1).unwrap();
+        let addr = a.as_ptr() as usize;
+        drop(a);
+        let b = Storage::<u8>::full(len, 2).unwrap();
+        assert_eq!(b.as_ptr() as usize, addr, "the cached buffer is reused");
+        assert!(b.as_slice().iter().all(|&x| x == 2));
+        // A buffer larger than the limit is never cached.
+        let mut c = BufferCache {
+            free: Vec::new(),
+            bytes: 0,
+            limit: 4 * HUGE_PAGE,
+        };
+        let big = allocate(8 * HUGE_PAGE).unwrap();
+        assert_eq!(c.put(8 * HUGE_PAGE, CachedBuffer(big)).len(), 1);
+        // Filling past the limit evicts the oldest.
+        let (x, y) = (
+            allocate(3 * HUGE_PAGE).unwrap(),
+            allocate(3 * HUGE_PAGE).unwrap(),
+        );
+        assert!(c.put(3 * HUGE_PAGE, CachedBuffer(x)).is_empty());
+        let evicted = c.put(3 * HUGE_PAGE, CachedBuffer(y));
+        assert_eq!(evicted.len(), 1);
+        assert_eq!(evicted[0].1 .0, x);
+        assert_eq!(c.bytes, 3 * HUGE_PAGE);
+        free_evicted(evicted);
+        free_evicted(vec![(8 * HUGE_PAGE, CachedBuffer(big))]);
+        free_evicted(std::mem::take(&mut c.free));
     }
 
     #[test]

@@ -16,6 +16,8 @@ pub struct Row {
     pub bytes: usize,
     /// stridex, fresh output: median ms.
     pub fresh_ms: f64,
+    /// stridex, fresh output with the large-buffer cache off (every output on new pages).
+    pub cold_ms: f64,
     /// stridex, into an existing buffer: median ms (if measured).
     pub into_ms: Option<f64>,
     /// The comparison library (ndarray): median ms (if measured).
@@ -38,6 +40,7 @@ impl Row {
 /// Runs cases and collects rows.
 pub struct Harness {
     reps: usize,
+    filter: Option<String>,
     ref_src: Vec<u8>,
     ref_dst: Vec<u8>,
     /// The rows measured so far.
@@ -60,6 +63,7 @@ impl Harness {
     pub fn new(reps: usize) -> Harness {
         Harness {
             reps,
+            filter: std::env::var("BENCH_FILTER").ok(),
             ref_src: vec![1u8; REF_BYTES],
             ref_dst: vec![0u8; REF_BYTES],
             rows: vec![],
@@ -75,6 +79,7 @@ impl Harness {
     }
 
     /// Times `fresh` (and `into`, `other` when given), each run interleaved with a REF run.
+    /// Cases whose name lacks the `BENCH_FILTER` substring (when set) are skipped.
     pub fn case(
         &mut self,
         case: &str,
@@ -83,7 +88,15 @@ impl Harness {
         mut into: Option<&mut dyn FnMut()>,
         mut other: Option<&mut dyn FnMut()>,
     ) {
+        if self
+            .filter
+            .as_ref()
+            .is_some_and(|f| !case.contains(f.as_str()))
+        {
+            return;
+        }
         let (mut refs, mut fr, mut it, mut ot) = (vec![], vec![], vec![], vec![]);
+        let mut cold = vec![];
         fresh();
         if let Some(f) = into.as_mut() {
             f();
@@ -91,6 +104,10 @@ impl Harness {
         for _ in 0..self.reps {
             refs.push(self.run_ref());
             fr.push(time_ms(fresh));
+            stridex::storage::set_buffer_cache_limit(0);
+            refs.push(self.run_ref());
+            cold.push(time_ms(fresh));
+            stridex::storage::set_buffer_cache_limit(256 << 20);
             if let Some(f) = into.as_mut() {
                 refs.push(self.run_ref());
                 it.push(time_ms(*f));
@@ -103,6 +120,7 @@ impl Harness {
             case: case.to_string(),
             bytes,
             fresh_ms: median(fr),
+            cold_ms: median(cold),
             into_ms: (!it.is_empty()).then(|| median(it)),
             other_ms: (!ot.is_empty()).then(|| median(ot)),
             ref_ms: median(refs),
@@ -118,17 +136,18 @@ impl Harness {
     /// The rows as a markdown table.
     pub fn table(&self, other_name: &str) -> String {
         let mut s = format!(
-            "| case | fresh ms | GB/s | fresh / REF | into ms | into / REF | {other_name} ms | \
-             speedup vs {other_name} |\n|---|---:|---:|---:|---:|---:|---:|---:|\n"
+            "| case | fresh ms | GB/s | fresh / REF | cold / REF | into ms | into / REF | \
+             {other_name} ms | speedup vs {other_name} |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
         );
         let opt = |v: Option<f64>, f: &dyn Fn(f64) -> String| v.map_or("-".into(), f);
         for r in &self.rows {
             s += &format!(
-                "| {} | {:.2} | {:.1} | {:.2}x | {} | {} | {} | {} |\n",
+                "| {} | {:.2} | {:.1} | {:.2}x | {:.2}x | {} | {} | {} | {} |\n",
                 r.case,
                 r.fresh_ms,
                 Row::gbps(r.bytes, r.fresh_ms),
                 r.ratio(r.fresh_ms),
+                r.ratio(r.cold_ms),
                 opt(r.into_ms, &|m| format!("{m:.2}")),
                 opt(r.into_ms, &|m| format!("{:.2}x", r.ratio(m))),
                 opt(r.other_ms, &|m| format!("{m:.1}")),

@@ -11,10 +11,15 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(5);
-    let mut counts = vec![1];
-    if cores > 1 {
-        counts.push(cores);
-    }
+    // BENCH_THREADS="1,2,4" picks the thread counts (default: 1 and all cores).
+    let counts: Vec<usize> = match std::env::var("BENCH_THREADS") {
+        Ok(list) => list
+            .split(',')
+            .filter_map(|s| s.trim().parse().ok())
+            .collect(),
+        Err(_) if cores > 1 => vec![1, cores],
+        Err(_) => vec![1],
+    };
     println!("# stridex bench report\n");
     println!(
         "{cores} cores; medians of {reps} runs; REF measured interleaved with every case. \
@@ -30,5 +35,11 @@ fn main() {
         pool.install(|| copy_cases::all(&mut h));
         println!("## {threads} thread(s): copies (`contiguous()` fresh, `contiguous_into` into a reused buffer)\n");
         println!("{}", h.table("ndarray"));
+        println!(
+            "fresh: `contiguous()` into a new storage (after the first run, the large-buffer \
+             cache hands back the previous output's pages); cold: the same with the cache off, \
+             so every output lands on fresh huge pages the kernel must fault in and zero; into: \
+             `contiguous_into` a reused buffer. ndarray allocates normally (4 KiB pages).\n"
+        );
     }
 }

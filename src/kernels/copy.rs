@@ -237,6 +237,10 @@ unsafe fn into_raw<T: Element>(src: &Storage<T>, layout: &Layout, dst: *mut T, n
         "copy: layout does not fit its storage"
     );
     debug_assert_eq!(n, layout.numel());
+    if n == 0 {
+        // Nothing to copy; an empty shape may not even have row-major strides that fit.
+        return;
+    }
     let dst_layout = Layout::contiguous(layout.shape()).expect("the shape of a valid layout");
     // SAFETY: `layout` fits `src` (asserted); the row-major `dst_layout` addresses exactly the
     // `n` writable elements, each once; no overlap by the caller's contract.
@@ -481,6 +485,7 @@ impl Tile2d {
     /// writable for `r < rows`, `c < cols`, and the two must not overlap.
     unsafe fn run<W: Word>(&self, src: *const W, dst: *mut W, block: BlockFn<W>) {
         let (tb, mk) = (tile::<W>(), W::MK);
+        let line = (64 / std::mem::size_of::<W>()).max(mk);
         let simd = self.src_row == 1;
         for r0 in (0..self.rows).step_by(tb) {
             let r1 = (r0 + tb).min(self.rows);
@@ -492,19 +497,25 @@ impl Tile2d {
                 } else {
                     (r0, c0)
                 };
-                for r in (r0..rb).step_by(mk) {
-                    for c in (c0..cb).step_by(mk) {
-                        let (r, c) = (r as isize, c as isize);
-                        // SAFETY: the block covers rows r..r + MK <= rb and columns
-                        // c..c + MK <= cb, inside the plane; src_row == 1 makes each of its
-                        // source rows (fixed c) MK contiguous words.
-                        unsafe {
-                            block(
-                                src.offset(r + c * self.src_col),
-                                self.src_col,
-                                dst.offset(r * self.dst_row + c),
-                                self.dst_row,
-                            )
+                // Column panels one destination cache line wide: each pass down the rows
+                // writes whole lines (good for streaming stores) while the source rows of the
+                // panel are read sequentially.
+                for cl in (c0..cb).step_by(line) {
+                    let ce = (cl + line).min(cb);
+                    for r in (r0..rb).step_by(mk) {
+                        for c in (cl..ce).step_by(mk) {
+                            let (r, c) = (r as isize, c as isize);
+                            // SAFETY: the block covers rows r..r + MK <= rb and columns
+                            // c..c + MK <= cb, inside the plane; src_row == 1 makes each of its
+                            // source rows (fixed c) MK contiguous words.
+                            unsafe {
+                                block(
+                                    src.offset(r + c * self.src_col),
+                                    self.src_col,
+                                    dst.offset(r * self.dst_row + c),
+                                    self.dst_row,
+                                )
+                            }
                         }
                     }
                 }

@@ -20,20 +20,21 @@ pub(crate) fn for_each_offset2(
     let (mut a, mut b) = (0isize, 0isize);
     loop {
         f(a, b);
-        // Advance the odometer from the innermost dim.
+        // Advance the odometer from the innermost dim; a stride is added only when its index
+        // really moves, so size-1 dims never touch the offsets.
         let mut d = n;
         loop {
             if d == 0 {
                 return;
             }
             d -= 1;
-            index[d] += 1;
-            a += strides_a[d];
-            b += strides_b[d];
-            if index[d] < shape[d] {
+            if index[d] + 1 < shape[d] {
+                index[d] += 1;
+                a += strides_a[d];
+                b += strides_b[d];
                 break;
             }
-            let back = shape[d] as isize;
+            let back = index[d] as isize;
             a -= back * strides_a[d];
             b -= back * strides_b[d];
             index[d] = 0;

@@ -14,7 +14,9 @@
 //! [`Layout::new`] (the others call it), which checks them, so code elsewhere may rely on them:
 //!
 //! 1. `shape.len() == strides.len()`.
-//! 2. The element count, the product of `shape`, fits in `isize` (so also in `usize`).
+//! 2. Every size, and the element count (the product of `shape`), fits in `isize` (so also in
+//!    `usize`). A size-0 dim makes the count 0 whatever the other sizes, but they must still
+//!    fit in `isize`, so all size arithmetic on a dim can be done in `isize`.
 //! 3. If the layout has elements, every offset it addresses lies in `0..=isize::MAX`; in
 //!    particular [`Layout::offset_range`] is exact and cannot overflow. Negative strides are fine
 //!    as long as the offset is large enough to keep the lowest address non-negative.
@@ -80,12 +82,20 @@ impl std::fmt::Debug for Layout {
     }
 }
 
-/// Product of `shape`, or `None` if it does not fit in `isize`.
+/// Product of `shape`, or `None` if a size or the product does not fit in `isize`
+/// (invariant 2). A 0 anywhere gives 0, whatever order the dims come in.
 pub(crate) fn checked_numel(shape: &[usize]) -> Option<usize> {
+    let max = isize::MAX as usize;
+    if shape.iter().any(|&d| d > max) {
+        return None;
+    }
+    if shape.contains(&0) {
+        return Some(0);
+    }
     shape
         .iter()
         .try_fold(1usize, |acc, &d| acc.checked_mul(d))
-        .filter(|&n| n <= isize::MAX as usize)
+        .filter(|&n| n <= max)
 }
 
 /// Row-major strides for `shape` (sizes of 0 count as 1; see the module note), or `None` on
@@ -340,9 +350,14 @@ impl Layout {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn offset_of(&self, index: &[usize]) -> Result<usize> {
+        self.offset_of_for("offset_of", index)
+    }
+
+    /// [`Layout::offset_of`] naming `op` in its errors.
+    pub(crate) fn offset_of_for(&self, op: &'static str, index: &[usize]) -> Result<usize> {
         if index.len() != self.ndim() {
             return Err(Error::IndexRank {
-                op: "offset_of",
+                op,
                 index: index.to_vec(),
                 shape: self.shape.clone(),
             });
@@ -351,7 +366,7 @@ impl Layout {
         for (dim, ((&i, &d), &s)) in index.iter().zip(&self.shape).zip(&self.strides).enumerate() {
             if i >= d {
                 return Err(Error::IndexOutOfRange {
-                    op: "offset_of",
+                    op,
                     dim,
                     index: i,
                     size: d,

@@ -52,8 +52,13 @@ impl Layout {
             if shape == self.shape() {
                 self.strides().to_vec()
             } else {
-                // Fits: numel of `shape` fits in isize (checked above), so do its strides.
-                row_major_strides(shape).expect("row-major strides of a checked shape")
+                // Sizes of 0 count as 1 in row-major strides, so they can overflow even though
+                // the element count is 0.
+                row_major_strides(shape).ok_or_else(|| Error::Overflow {
+                    op: "view",
+                    shape: shape.to_vec(),
+                    strides: vec![],
+                })?
             }
         } else {
             view_strides(self.shape(), self.strides(), shape).map_err(|dims| {

@@ -22,7 +22,7 @@ impl<T: Element> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn get(&self, index: &[usize]) -> Result<T> {
-        let off = self.layout.offset_of(index)?;
+        let off = self.layout.offset_of_for("get", index)?;
         // In bounds by the tensor invariant; a plain indexed read.
         Ok(self.storage.as_slice()[off])
     }
@@ -84,13 +84,16 @@ impl<T: Copy> Iterator for Iter<'_, T> {
         let value = self.data[self.offset as usize];
         self.remaining -= 1;
         if self.remaining > 0 {
+            // Advance the odometer; a dim's stride is added only when its index really moves,
+            // so size-1 dims (whose strides may be anything) never touch the offset.
             for d in (0..self.shape.len()).rev() {
-                self.index[d] += 1;
-                self.offset += self.strides[d];
-                if self.index[d] < self.shape[d] {
+                if self.index[d] + 1 < self.shape[d] {
+                    self.index[d] += 1;
+                    self.offset += self.strides[d];
                     break;
                 }
-                self.offset -= self.shape[d] as isize * self.strides[d];
+                // Back to index 0: (size - 1) * stride is an addressed span, so it fits.
+                self.offset -= self.index[d] as isize * self.strides[d];
                 self.index[d] = 0;
             }
         }

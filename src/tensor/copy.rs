@@ -88,6 +88,9 @@ impl<T: Element> Tensor<T> {
                 need: Some(self.numel()),
             });
         }
+        if dst.is_empty() {
+            return Ok(());
+        }
         let dst_layout = Layout::contiguous(self.shape())?;
         audit::note_explicit_copy(
             CopyReason::ContiguousInto,

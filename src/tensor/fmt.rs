@@ -36,6 +36,10 @@ impl<T: Element> Tensor<T> {
         summarise: bool,
     ) -> fmt::Result {
         let dim = index.len();
+        if self.numel() == 0 {
+            // Nothing to show, and the dims may be too large to walk.
+            return f.write_str("[]");
+        }
         if dim == self.ndim() {
             let cell = cells.next().map(String::as_str).unwrap_or("?");
             return write!(f, "{cell:>width$}");
@@ -68,6 +72,9 @@ impl<T: Element> Tensor<T> {
     /// Every element that will be printed, formatted, in printing order.
     fn cells(&self, summarise: bool, precision: Option<usize>) -> Vec<String> {
         let mut out = Vec::new();
+        if self.numel() == 0 {
+            return out;
+        }
         let mut index = Vec::with_capacity(self.ndim());
         self.collect_cells(&mut index, summarise, precision, &mut out);
         out
