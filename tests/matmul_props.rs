@@ -423,3 +423,22 @@ fn strided_operands_are_never_copied() {
     assert_eq!(out.unwrap().shape(), &[3, 20, 10]);
     assert_eq!(report.count(), 0, "{:?}", report.events());
 }
+
+#[test]
+fn many_tiny_products_in_parallel() {
+    // 20000 products of [2, 8] x [8, 1]: enough work to run in parallel over the batch.
+    let (q, m, k) = (20000, 2, 8);
+    let a = Tensor::from_vec((0..q * m * k).map(|v| (v % 5) as f64).collect(), &[q, m, k]).unwrap();
+    let b = Tensor::from_vec((0..q * k).map(|v| (v % 3) as f64).collect(), &[q, k, 1]).unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let got = pool.install(|| a.matmul(&b)).unwrap();
+    assert_eq!(got.shape(), &[q, m, 1]);
+    let (av, bv) = (a.to_vec(), b.to_vec());
+    let want: Vec<f64> = (0..q * m)
+        .map(|r| (0..k).map(|p| av[r * k + p] * bv[(r / m) * k + p]).sum())
+        .collect();
+    assert_eq!(got.to_vec(), want);
+}

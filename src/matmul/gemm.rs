@@ -365,19 +365,18 @@ unsafe fn run<T: Scalar>(
     accumulate: bool,
 ) {
     let Batched { m, n, k, .. } = *plan;
-    for &[oa, ob, oc] in &plan.offsets {
-        if k > 0 {
-            assert_inside(a.len(), oa, m, k, plan.a);
-            assert_inside(b.len(), ob, k, n, plan.b);
-        }
-        assert_inside(c_len, oc, m, n, plan.c);
-    }
     let mat = |p: *const T, off: usize, s: super::MatStrides| MatRef {
         ptr: p.wrapping_add(off),
         rs: s.rs,
         cs: s.cs,
     };
-    let one = |[oa, ob, oc]: [usize; 3], threads: usize| {
+    let one = |q: usize, threads: usize| {
+        let [oa, ob, oc] = plan.offsets(q);
+        if k > 0 {
+            assert_inside(a.len(), oa, m, k, plan.a);
+            assert_inside(b.len(), ob, k, n, plan.b);
+        }
+        assert_inside(c_len, oc, m, n, plan.c);
         let c = MatMut {
             ptr: c_ptr.wrapping_add(oc),
             rs: plan.c.rs,
@@ -398,15 +397,16 @@ unsafe fn run<T: Scalar>(
             )
         }
     };
-    let threads = threads_for(plan.offsets.len(), m, n, k);
-    if threads > 1 && plan.offsets.len() >= threads {
+    let count = plan.count();
+    let threads = threads_for(count, m, n, k);
+    if threads > 1 && count >= threads {
         use rayon::prelude::*;
         let one = SendPtr(&one);
-        plan.offsets.par_iter().for_each(|&o| (one.get())(o, 1));
+        (0..count).into_par_iter().for_each(|q| (one.get())(q, 1));
     } else {
         let threads = threads_for(1, m, n, k);
-        for &o in &plan.offsets {
-            one(o, threads);
+        for q in 0..count {
+            one(q, threads);
         }
     }
 }

@@ -100,8 +100,10 @@ pub(crate) struct MatStrides {
     pub cs: isize,
 }
 
-/// A matmul reduced to matrix products of one size: `m × k` times `k × n` into `m × n`, with
-/// the storage offsets `[a, b, c]` of each product's first element.
+/// A matmul reduced to matrix products of one size: `m × k` times `k × n` into `m × n`, one
+/// per index of the batch shape `batch`. The storage offsets `[a, b, c]` of a product's first
+/// elements are computed from its index on demand ([`Batched::offsets`]), so a batch of
+/// millions of tiny products needs no list.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Batched {
     pub m: usize,
@@ -110,7 +112,39 @@ pub(crate) struct Batched {
     pub a: MatStrides,
     pub b: MatStrides,
     pub c: MatStrides,
-    pub offsets: Vec<[usize; 3]>,
+    /// The batch shape (empty for a single product).
+    batch: Vec<usize>,
+    /// Per operand (a, b, c): the batch strides (0 where broadcast).
+    batch_strides: [Vec<isize>; 3],
+    /// Per operand: the offset of product 0.
+    base: [usize; 3],
+    /// Number of products (0 when the result is empty).
+    count: usize,
+}
+
+impl Batched {
+    /// Number of products.
+    pub(crate) fn count(&self) -> usize {
+        self.count
+    }
+
+    /// Storage offsets `[a, b, c]` of product `q` (row-major over the batch shape).
+    ///
+    /// Formed with wrapping arithmetic: an operand with no elements (`k == 0`) may have
+    /// meaningless strides, and its offsets are then never used; the others are addressed
+    /// offsets of valid layouts, so they do not wrap.
+    pub(crate) fn offsets(&self, q: usize) -> [usize; 3] {
+        let mut off = self.base.map(|o| o as isize);
+        let mut rest = q;
+        for d in (0..self.batch.len()).rev() {
+            let i = (rest % self.batch[d]) as isize;
+            rest /= self.batch[d];
+            for (o, s) in off.iter_mut().zip(&self.batch_strides) {
+                *o = o.wrapping_add(i.wrapping_mul(s[d]));
+            }
+        }
+        off.map(|o| o as usize)
+    }
 }
 
 /// One operand seen as a batch of matrices.
@@ -267,11 +301,19 @@ impl MatmulShape {
             a: self.a.mat,
             b: self.b.mat,
             c: c_mat,
-            offsets: vec![],
+            batch: self.batch.clone(),
+            batch_strides: [
+                self.a.batch.clone(),
+                self.b.batch.clone(),
+                cs[..nb].to_vec(),
+            ],
+            base: [self.a.offset, self.b.offset, c.offset()],
+            count: if c.numel() == 0 {
+                0
+            } else {
+                self.batch.iter().product()
+            },
         };
-        if c.numel() == 0 {
-            return plan;
-        }
         // Fold the batch into the rows when `b` is the same matrix for every product and the
         // batch dims and rows of `a` and `c` merge into one evenly spaced run of rows.
         let b_shared = self
@@ -279,7 +321,7 @@ impl MatmulShape {
             .iter()
             .zip(&self.b.batch)
             .all(|(&d, &s)| d == 1 || s == 0);
-        if b_shared && nb > 0 {
+        if b_shared && nb > 0 && plan.count > 0 {
             let mut shape = self.batch.clone();
             shape.push(self.m);
             let mut strides = [self.a.batch.clone(), cs[..nb].to_vec()];
@@ -290,43 +332,12 @@ impl MatmulShape {
                 plan.m = shape.first().copied().unwrap_or(1);
                 plan.a.rs = strides[0].first().copied().unwrap_or(self.a.mat.rs);
                 plan.c.rs = strides[1].first().copied().unwrap_or(c_mat.rs);
-                plan.offsets
-                    .push([self.a.offset, self.b.offset, c.offset()]);
-                return plan;
+                plan.batch.clear();
+                plan.batch_strides = [vec![], vec![], vec![]];
+                plan.count = 1;
             }
         }
-        // One product per batch index, walked as an odometer. Offsets are formed with wrapping
-        // arithmetic: an operand with no elements (k == 0) may have meaningless strides, and
-        // its offsets are then never used.
-        let mut index = vec![0usize; nb];
-        let base = [
-            self.a.offset as isize,
-            self.b.offset as isize,
-            c.offset() as isize,
-        ];
-        let strides = [&self.a.batch[..], &self.b.batch[..], &cs[..nb]];
-        let mut off = base;
-        loop {
-            plan.offsets.push(off.map(|o| o as usize));
-            let mut d = nb;
-            loop {
-                if d == 0 {
-                    return plan;
-                }
-                d -= 1;
-                index[d] += 1;
-                if index[d] < self.batch[d] {
-                    for (o, s) in off.iter_mut().zip(strides) {
-                        *o = o.wrapping_add(s[d]);
-                    }
-                    break;
-                }
-                for (o, s) in off.iter_mut().zip(strides) {
-                    *o = o.wrapping_sub(s[d].wrapping_mul(index[d] as isize - 1));
-                }
-                index[d] = 0;
-            }
-        }
+        plan
     }
 }
 
@@ -411,7 +422,7 @@ mod tests {
             let (o, p) = plan(&c(a), &c(b));
             assert_eq!(o, out, "{a:?} x {b:?}");
             assert_eq!(
-                (p.m, p.n, p.k, p.offsets.len()),
+                (p.m, p.n, p.k, p.count()),
                 (m, n, k, count),
                 "{a:?} x {b:?}"
             );
@@ -423,9 +434,10 @@ mod tests {
         let a = Layout::contiguous(&[2, 1, 2, 3]).unwrap();
         let b = Layout::contiguous(&[3, 3, 4]).unwrap();
         let (_, p) = plan(&a, &b);
-        let a_offs: Vec<usize> = p.offsets.iter().map(|o| o[0]).collect();
-        let b_offs: Vec<usize> = p.offsets.iter().map(|o| o[1]).collect();
-        let c_offs: Vec<usize> = p.offsets.iter().map(|o| o[2]).collect();
+        let all: Vec<[usize; 3]> = (0..p.count()).map(|q| p.offsets(q)).collect();
+        let a_offs: Vec<usize> = all.iter().map(|o| o[0]).collect();
+        let b_offs: Vec<usize> = all.iter().map(|o| o[1]).collect();
+        let c_offs: Vec<usize> = all.iter().map(|o| o[2]).collect();
         assert_eq!(a_offs, vec![0, 0, 0, 6, 6, 6]);
         assert_eq!(b_offs, vec![0, 12, 24, 0, 12, 24]);
         assert_eq!(c_offs, vec![0, 8, 16, 24, 32, 40]);
