@@ -129,6 +129,93 @@ unsafe fn pack_direct<A: Accum>(
     w: usize,
     dst: &mut [A],
 ) {
+    // SAFETY (every arm): the caller's contract, passed on.
+    unsafe {
+        match w {
+            4 => pack_fixed::<A, 4>(src, sx, sd, xs, depth, dst),
+            6 => pack_fixed::<A, 6>(src, sx, sd, xs, depth, dst),
+            8 => pack_fixed::<A, 8>(src, sx, sd, xs, depth, dst),
+            12 => pack_fixed::<A, 12>(src, sx, sd, xs, depth, dst),
+            16 => pack_fixed::<A, 16>(src, sx, sd, xs, depth, dst),
+            32 => pack_fixed::<A, 32>(src, sx, sd, xs, depth, dst),
+            _ => pack_any(src, sx, sd, xs, depth, w, dst),
+        }
+    }
+}
+
+/// [`pack_direct`] for a panel width known at compile time: each whole panel line is one
+/// fixed-size copy (a few vector moves) or `W` strided loads, with no per-line call or
+/// length check; a trailing partial panel goes through [`pack_any`].
+///
+/// # Safety
+/// As [`pack`].
+unsafe fn pack_fixed<A: Accum, const W: usize>(
+    src: *const A,
+    sx: isize,
+    sd: isize,
+    xs: usize,
+    depth: usize,
+    dst: &mut [A],
+) {
+    let full = xs / W;
+    let line = |x0: usize, d: usize| src.wrapping_offset(x0 as isize * sx + d as isize * sd);
+    let copy = |o: &mut [A], at: *const A| {
+        let o: &mut [A; W] = o.try_into().expect("a panel line holds W values");
+        if sx == 1 {
+            // SAFETY: W consecutive elements (x0 .. x0 + W, d) of the block: readable by the
+            // caller's contract; `[A; W]` has the alignment of `A`.
+            *o = unsafe { at.cast::<[A; W]>().read() };
+        } else {
+            for (i, v) in o.iter_mut().enumerate() {
+                // SAFETY: element (x0 + i, d) of the block, i < W.
+                *v = unsafe { *at.wrapping_offset(i as isize * sx) };
+            }
+        }
+    };
+    let (whole, rest) = dst.split_at_mut(full * W * depth);
+    if sx.unsigned_abs() <= sd.unsigned_abs() {
+        for d in 0..depth {
+            for (p, panel) in whole.chunks_exact_mut(W * depth).enumerate() {
+                copy(&mut panel[d * W..(d + 1) * W], line(p * W, d));
+            }
+        }
+    } else if sd == 1 {
+        // Rows of the block are contiguous: read each row straight through.
+        for (p, panel) in whole.chunks_exact_mut(W * depth).enumerate() {
+            for i in 0..W {
+                // SAFETY: row p * W + i of the block, `depth` contiguous elements.
+                let row = unsafe { std::slice::from_raw_parts(line(p * W + i, 0), depth) };
+                for (o, &v) in panel.chunks_exact_mut(W).zip(row) {
+                    o[i] = v;
+                }
+            }
+        }
+    } else {
+        for (p, panel) in whole.chunks_exact_mut(W * depth).enumerate() {
+            for (d, o) in panel.chunks_exact_mut(W).enumerate() {
+                copy(o, line(p * W, d));
+            }
+        }
+    }
+    if xs > full * W {
+        // SAFETY: the remaining columns of the block.
+        unsafe { pack_any(line(full * W, 0), sx, sd, xs - full * W, depth, W, rest) }
+    }
+}
+
+/// [`pack_direct`] for any panel width.
+///
+/// # Safety
+/// As [`pack`].
+unsafe fn pack_any<A: Accum>(
+    src: *const A,
+    sx: isize,
+    sd: isize,
+    xs: usize,
+    depth: usize,
+    w: usize,
+    dst: &mut [A],
+) {
     // Copies elements (x0 .. x0 + o.len(), d) into `o`.
     let copy = |o: &mut [A], x0: usize, d: usize| {
         let line = src.wrapping_offset(x0 as isize * sx + d as isize * sd);
