@@ -50,6 +50,17 @@ fn main() -> Result<(), Error> {
             .shares_storage(&y)
     );
 
+    // Elementwise ops allocate their output in the inputs' dense order: channels-last stays
+    // channels-last, with no copy of the operands.
+    let z = y.mul_scalar(2.0).add(&y)?;
+    println!(
+        "y * 2 + y: strides {:?}  channels-last: {}",
+        z.strides(),
+        z.is_contiguous_in(MemoryFormat::ChannelsLast)
+    );
+    let per_pixel = y.sum_dim(1, true)?; // reduces C, unit-stride runs in channels-last
+    println!("sum over C: shape {:?}", per_pixel.shape());
+
     // View ops keep the format's physical order: a crop of the spatial dims is still
     // channels-last (not dense any more, but the strides still say NHWC).
     let crop = y.narrow(2, 4, 48)?.narrow(3, 4, 48)?;

@@ -241,6 +241,20 @@ pub enum Error {
         /// Bytes requested.
         bytes: usize,
     },
+    /// An integer division had a zero divisor (integers have no value for `x / 0`).
+    DivisionByZero {
+        /// The operation, e.g. `"div"`.
+        op: &'static str,
+    },
+    /// A reduction with no identity (max, min, argmax, argmin) over zero elements.
+    EmptyReduction {
+        /// The operation, e.g. `"max"`.
+        op: &'static str,
+        /// The dims reduced.
+        dims: Vec<usize>,
+        /// The shape of the input.
+        shape: Vec<usize>,
+    },
     /// `matmul`: the contracted dims of the two operands differ in size.
     MatmulMismatch {
         /// Shape of the left operand.
@@ -427,6 +441,18 @@ impl fmt::Display for Error {
                  explicit with contiguous() first, or change the layout so a view suffices"
             ),
             Error::Alloc { bytes } => write!(f, "allocation of {bytes} bytes failed"),
+            Error::DivisionByZero { op } => write!(
+                f,
+                "{op}: integer division by zero; integers have no result for x / 0 (check the \
+                 divisor, or divide in a float type)"
+            ),
+            Error::EmptyReduction { op, dims, shape } => write!(
+                f,
+                "{op}: reducing dims {} of shape {} covers zero elements, and {op} of nothing \
+                 has no value",
+                Dims(dims),
+                Dims(shape)
+            ),
             Error::MatmulMismatch { a, b, a_dim, b_dim } => write!(
                 f,
                 "matmul: shapes {} and {} cannot be multiplied: contracted dim {a_dim} of the \

@@ -40,6 +40,30 @@
 //! # Ok::<(), stridex::Error>(())
 //! ```
 //!
+//! # Computing on views
+//!
+//! Elementwise ops ([`Tensor::map`], [`Tensor::zip_map`], `+ - * /`, comparisons,
+//! [`Tensor::where_cond`], [`Tensor::cast`]) and reductions ([`Tensor::sum_dim`] and friends)
+//! read their inputs in place, whatever the strides, with NumPy broadcasting; no op copies an
+//! operand to make it contiguous. One iteration engine plans every op: it orders the loops by
+//! the output's strides, merges dims that are contiguous in every operand, reads transposed
+//! operands through small tiles, splits large ops across rayon threads, and hands the kernels
+//! 1-D runs with a vectorised unit-stride path. Element semantics (integer wrapping, division
+//! by zero, NaN) are those of [`Numeric`].
+//!
+//! ```
+//! use stridex::Tensor;
+//!
+//! let a = Tensor::arange(0.0f32, 6.0, 1.0)?.view(&[2, 3])?;
+//! let b = Tensor::arange(0.0f32, 6.0, 1.0)?.view(&[3, 2])?;
+//! let row = Tensor::from_vec(vec![10.0f32, 20.0, 30.0], &[3])?;
+//! let c = (&row * (&a + &b.t()?)?)?; // transposed and broadcast operands, no copies
+//! assert_eq!(c.to_vec(), vec![0.0, 60.0, 180.0, 40.0, 140.0, 300.0]);
+//! assert_eq!(c.sum_dim(1, false)?.to_vec(), vec![240.0, 480.0]);
+//! assert_eq!(c.argmax_dim(0, false)?.to_vec(), vec![1, 1, 1]);
+//! # Ok::<(), stridex::Error>(())
+//! ```
+//!
 //! # Errors
 //!
 //! Every fallible operation returns [`Result`] with one error type, [`Error`], whose message
@@ -52,6 +76,7 @@
 //! - [`layout`]: shape and stride arithmetic, no element types, no `unsafe`.
 //! - [`storage`]: the aligned allocation.
 //! - [`element`]: the element types (`f32`, `f64`, `f16`, `bf16`, `i8`..`i64`, `u8`..`u64`).
+//! - [`scalar`]: what arithmetic means per element type ([`Numeric`]).
 //! - [`error`]: the error type.
 //! - [`audit`]: counting, locating and forbidding copies.
 //! - [`matmul`]: matrix products of strided operands, and the element types they support.
@@ -61,15 +86,18 @@
 pub mod audit;
 pub mod element;
 pub mod error;
+mod iter;
 mod kernels;
 pub mod layout;
 pub mod matmul;
+pub mod scalar;
 pub mod storage;
 mod tensor;
 
 pub use element::{DType, Element};
 pub use error::{Error, Result};
 pub use layout::{broadcast_shapes, Layout, MemoryFormat};
+pub use scalar::Numeric;
 pub use storage::Storage;
 pub use tensor::{Iter, Tensor};
 

@@ -153,3 +153,27 @@ fn nchw_to_nhwc_and_back_in_f16() {
     let back = y.contiguous();
     assert_eq!(back.to_vec(), vals);
 }
+
+#[test]
+fn elementwise_ops_keep_channels_last_and_channel_sums_are_right() {
+    let n = 2 * 3 * 4 * 5;
+    let x = Tensor::from_vec((0..n).map(|i| i as f32).collect(), &[2, 3, 4, 5]).unwrap();
+    let cl = x.contiguous_in(MemoryFormat::ChannelsLast).unwrap();
+    let y = cl.add(&cl).unwrap();
+    assert!(
+        y.is_contiguous_in(MemoryFormat::ChannelsLast),
+        "{:?}",
+        y.strides()
+    );
+    assert_eq!(
+        y.to_vec(),
+        x.to_vec().iter().map(|v| v * 2.0).collect::<Vec<_>>()
+    );
+    let z = cl.exp().mul_scalar(0.5);
+    assert_eq!(z.suggest_memory_format(), MemoryFormat::ChannelsLast);
+    // A sum over C of channels-last data equals the same sum of the NCHW tensor.
+    let s_cl = cl.sum_dim(1, true).unwrap();
+    let s_rm = x.sum_dim(1, true).unwrap();
+    assert_eq!(s_cl.shape(), &[2, 1, 4, 5]);
+    assert_eq!(s_cl.to_vec(), s_rm.to_vec());
+}

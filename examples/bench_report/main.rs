@@ -3,6 +3,7 @@
 //! with ndarray side by side. Run with `cargo run --release --example bench_report`.
 
 mod copy_cases;
+mod elementwise;
 mod harness;
 
 fn main() {
@@ -41,5 +42,9 @@ fn main() {
              so every output lands on fresh huge pages the kernel must fault in and zero; into: \
              `contiguous_into` a reused buffer. ndarray allocates normally (4 KiB pages).\n"
         );
+        let mut h = harness::Harness::new(reps);
+        pool.install(|| elementwise::all(&mut h));
+        println!("## {threads} thread(s): elementwise ops and sums (fresh outputs)\n");
+        println!("{}", h.table("ndarray"));
     }
 }

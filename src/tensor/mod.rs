@@ -12,10 +12,14 @@
 //! relies on it.
 
 mod access;
+mod cast;
+mod compare;
 mod copy;
 mod fmt;
 mod format;
 mod matmul;
+mod ops;
+mod reduce;
 mod views;
 
 pub use access::Iter;

@@ -1,0 +1,584 @@
+//! Executing an elementwise [`Plan`]: the runs, the tiles, the threads and the typed inner
+//! loops behind `map`, the arithmetic ops, comparisons, `where` and `cast`.
+//!
+//! The executor ([`execute`]) turns a plan into 1-D runs: for each run, one pointer and one
+//! stride per operand and a length. A typed kernel ([`Runs`]) processes a run; its inner loop
+//! has a unit-stride fast path written over slices (so the compiler vectorises it) and a
+//! broadcast fast path for a stride-0 operand, and falls back to a strided loop that is correct
+//! for any stride, negative or zero.
+//!
+//! Operands are passed as byte pointers with their element sizes so that one executor serves
+//! every combination of element types; only the typed kernels know the types.
+
+use std::marker::PhantomData;
+use std::mem::{size_of, MaybeUninit};
+
+use crate::element::Element;
+use crate::error::Result;
+use crate::iter::broadcast::{broadcast_all, broadcast_strides};
+use crate::iter::output::output_strides;
+use crate::iter::plan::{Tile, TILE_L};
+use crate::iter::Plan;
+use crate::layout::Layout;
+use crate::storage::Storage;
+
+use super::parallel::{for_each_chunk, threads_for, SharedPtr};
+use super::transpose::Word;
+use super::unravel::unravel_offsets;
+
+/// A typed inner loop over runs of `N` operands, operand 0 being the output.
+pub(crate) trait Runs<const N: usize>: Sync {
+    /// Size in bytes of each operand's element type.
+    const SIZES: [usize; N];
+
+    /// Processes one run of `len` elements.
+    ///
+    /// # Safety
+    /// For every `i < len` and operand `k`, `ptrs[k]` plus `i * strides[k]` elements of
+    /// operand `k`'s type must be in bounds of one allocation and, for inputs, initialized;
+    /// the output elements must be writable and must not overlap any input element of the run,
+    /// and distinct `i` must address distinct output elements.
+    unsafe fn run(&self, ptrs: [*mut u8; N], strides: [isize; N], len: usize);
+}
+
+/// Runs `kernel` over every element of `plan`, whose operand `k` lives in the allocation at
+/// `bases[k]` (the plan's offsets are added here).
+///
+/// # Safety
+/// - Every offset the plan addresses for operand `k` (its offset plus any in-range multiple of
+///   its strides) is in bounds of the allocation at `bases[k]`, initialized for inputs;
+/// - the output (operand 0) addresses each element at most once and no output element is an
+///   input element;
+/// - `K::SIZES` are the operands' true element sizes.
+pub(crate) unsafe fn execute<const N: usize, K: Runs<N>>(
+    plan: &Plan,
+    bases: [*mut u8; N],
+    kernel: &K,
+) {
+    if plan.numel() == 0 {
+        return;
+    }
+    // SAFETY: each offset is an addressed element of its operand, in bounds by the contract
+    // (and below isize::MAX elements by Layout invariant 3).
+    let origin: [*mut u8; N] =
+        std::array::from_fn(|k| unsafe { bases[k].add(plan.offsets[k] * K::SIZES[k]) });
+    let origin = SharedPtr(origin);
+    let items = plan.work_items();
+    let threads = threads_for(plan.numel());
+    // Each work item writes a disjoint set of output elements (the plan's loop nest visits each
+    // index once and the output addresses each element once), so threads never share one.
+    for_each_chunk(items, threads, |range| {
+        // SAFETY: forwarded from this function's contract; `range` is within the work items.
+        unsafe {
+            match &plan.tile {
+                None => run_range(plan, origin.get(), range.start, range.end, kernel),
+                Some(tile) => run_tiles(plan, tile, origin.get(), range.start, range.end, kernel),
+            }
+        }
+    });
+}
+
+/// Byte strides: `[dim][operand]`.
+fn byte_strides<const N: usize>(plan: &Plan, sizes: &[usize; N]) -> Vec<[isize; N]> {
+    (0..plan.shape.len())
+        .map(|d| std::array::from_fn(|k| plan.strides[k][d] * sizes[k] as isize))
+        .collect()
+}
+
+/// Runs elements `lo..hi` (row-major over the plan's loop nest) as runs along the inner dim.
+///
+/// # Safety
+/// As [`execute`], with `origin` the operands' first elements.
+unsafe fn run_range<const N: usize, K: Runs<N>>(
+    plan: &Plan,
+    origin: [*mut u8; N],
+    lo: usize,
+    hi: usize,
+    kernel: &K,
+) {
+    let inner = plan.inner();
+    let len_inner = plan.shape[inner];
+    let bstr = byte_strides(plan, &K::SIZES);
+    let inner_strides: [isize; N] = std::array::from_fn(|k| plan.strides[k][inner]);
+    let outer = &plan.shape[..inner];
+    let (mut index, mut row) = unravel_offsets(lo / len_inner, outer, &bstr[..inner]);
+    let mut col = lo % len_inner;
+    let mut pos = lo;
+    while pos < hi {
+        let len = (len_inner - col).min(hi - pos);
+        // SAFETY: `index` is a valid outer multi-index and `col + len <= len_inner`, so every
+        // element of the run is one the plan addresses (in bounds by the contract).
+        let ptrs: [*mut u8; N] = std::array::from_fn(|k| unsafe {
+            origin[k].offset(row[k] + col as isize * bstr[inner][k])
+        });
+        // SAFETY: the run's `len` elements per operand are addressed by the plan (above); the
+        // output is disjoint from the inputs and addresses each element once (contract).
+        unsafe { kernel.run(ptrs, inner_strides, len) };
+        pos += len;
+        col = 0;
+        // Next row: advance the odometer over the outer dims.
+        for d in (0..inner).rev() {
+            index[d] += 1;
+            if index[d] < outer[d] {
+                for k in 0..N {
+                    row[k] += bstr[d][k];
+                }
+                break;
+            }
+            for k in 0..N {
+                row[k] -= (outer[d] as isize - 1) * bstr[d][k];
+            }
+            index[d] = 0;
+        }
+    }
+}
+
+/// Runs work items `lo..hi` of a tiled plan (see [`Tile`]).
+///
+/// # Safety
+/// As [`execute`], with `origin` the operands' first elements.
+unsafe fn run_tiles<const N: usize, K: Runs<N>>(
+    plan: &Plan,
+    tile: &Tile,
+    origin: [*mut u8; N],
+    lo: usize,
+    hi: usize,
+    kernel: &K,
+) {
+    let inner = plan.inner();
+    let (j, len_j, len_l) = (tile.dim, plan.shape[tile.dim], plan.shape[inner]);
+    let rows = tile.rows.min(len_j);
+    // Buffer rows are `ld` elements apart: a full tile row, or the whole inner dim if shorter.
+    let ld = TILE_L.min(len_l);
+    let bstr = byte_strides(plan, &K::SIZES);
+    let outer_dims: Vec<usize> = (0..inner).filter(|&d| d != j).collect();
+    let outer_shape: Vec<usize> = outer_dims.iter().map(|&d| plan.shape[d]).collect();
+    let outer_bstr: Vec<[isize; N]> = outer_dims.iter().map(|&d| bstr[d]).collect();
+    let blocks = len_j.div_ceil(tile.rows);
+    // One `rows x ld` buffer per staged operand, in u64 words (aligned for every element type).
+    let mut buffers: Vec<Vec<u64>> = (0..N)
+        .map(|k| match tile.staged[k] {
+            true => vec![0u64; (rows * ld * K::SIZES[k]).div_ceil(8)],
+            false => Vec::new(),
+        })
+        .collect();
+    let strides: [isize; N] = std::array::from_fn(|k| match tile.staged[k] {
+        true => 1,
+        false => plan.strides[k][inner],
+    });
+    for item in lo..hi {
+        let (o, block) = (item / blocks, item % blocks);
+        let (_, base) = unravel_offsets(o, &outer_shape, &outer_bstr);
+        let j0 = block * tile.rows;
+        let tj = rows.min(len_j - j0);
+        for l0 in (0..len_l).step_by(ld) {
+            let tl = ld.min(len_l - l0);
+            let corner: [isize; N] = std::array::from_fn(|k| {
+                base[k] + j0 as isize * bstr[j][k] + l0 as isize * bstr[inner][k]
+            });
+            for k in (0..N).filter(|&k| tile.staged[k]) {
+                let g = Gather {
+                    sj: plan.strides[k][j],
+                    sl: plan.strides[k][inner],
+                    tj,
+                    tl,
+                    ld,
+                };
+                // SAFETY: the tile's elements `(j0 + jj, l0 + l)` for `jj < tj <= rows`,
+                // `l < tl <= ld` are addressed by the plan (in bounds, initialized inputs);
+                // the buffer holds `rows x ld` elements.
+                unsafe {
+                    g.run(
+                        K::SIZES[k],
+                        origin[k].offset(corner[k]),
+                        buffers[k].as_mut_ptr().cast(),
+                    )
+                };
+            }
+            for jj in 0..tj {
+                let ptrs: [*mut u8; N] = std::array::from_fn(|k| {
+                    if tile.staged[k] {
+                        // SAFETY: row `jj < rows` of the buffer, `tl <= ld` elements.
+                        unsafe {
+                            buffers[k]
+                                .as_mut_ptr()
+                                .cast::<u8>()
+                                .add(jj * ld * K::SIZES[k])
+                        }
+                    } else {
+                        // SAFETY: index `(j0 + jj, l0)` is addressed by the plan.
+                        unsafe { origin[k].offset(corner[k] + jj as isize * bstr[j][k]) }
+                    }
+                });
+                // SAFETY: row `j0 + jj`, elements `l0..l0 + tl`: addressed by the plan or
+                // staged (a private buffer, which never overlaps the output).
+                unsafe { kernel.run(ptrs, strides, tl) };
+            }
+        }
+    }
+}
+
+/// Copies a `tj x tl` tile whose element `(jj, l)` is at `src + jj * sj + l * sl` (strides in
+/// elements) into a buffer at `jj * ld + l`: the tile transposed into rows of the buffer.
+struct Gather {
+    sj: isize,
+    sl: isize,
+    tj: usize,
+    tl: usize,
+    ld: usize,
+}
+
+impl Gather {
+    /// Runs the copy on elements of `size` bytes.
+    ///
+    /// # Safety
+    /// Every tile element must be readable and the buffer `dst` must hold `tj * ld` elements
+    /// (`tl <= ld`), not overlapping the source.
+    unsafe fn run(&self, size: usize, src: *const u8, dst: *mut u8) {
+        // SAFETY: forwarded; elements are moved as plain words of their size (Element types
+        // are 1, 2, 4 or 8 bytes with alignment equal to size).
+        unsafe {
+            match size {
+                1 => self.words::<u8>(src.cast(), dst.cast()),
+                2 => self.words::<u16>(src.cast(), dst.cast()),
+                4 => self.words::<u32>(src.cast(), dst.cast()),
+                8 => self.words::<u64>(src.cast(), dst.cast()),
+                n => unreachable!("Element types are 1, 2, 4 or 8 bytes, not {n}"),
+            }
+        }
+    }
+
+    /// [`Gather::run`] for one word type. When the tile is contiguous along `jj` (`sj == 1`,
+    /// the transposed-operand case), whole `MK x MK` blocks go through the copy kernel's
+    /// in-register block transposes, with the source rows [`PREFETCH_ROWS`] ahead prefetched.
+    ///
+    /// # Safety
+    /// As [`Gather::run`].
+    unsafe fn words<W: Word>(&self, src: *const W, dst: *mut W) {
+        let Gather { sj, sl, tj, tl, ld } = *self;
+        let mk = W::MK;
+        let (full_j, full_l) = match sj {
+            1 => (tj - tj % mk, tl - tl % mk),
+            _ => (0, 0),
+        };
+        if full_j > 0 && full_l > 0 {
+            let block = W::block_fn(false);
+            let line = (64 / std::mem::size_of::<W>()).max(1);
+            // Rows of the source (`l`) outermost: the blocks along `jj` of the same `MK` rows
+            // consume each cache line of those rows while it is hot. (At a power-of-two row
+            // stride all rows fall into the same few cache sets, so a line left for later
+            // would be evicted long before the walk came back to it.)
+            for l0 in (0..full_l).step_by(mk) {
+                for r in 0..mk {
+                    let ahead = src.wrapping_offset((l0 + PREFETCH_ROWS + r) as isize * sl);
+                    for j0 in (0..tj).step_by(line) {
+                        prefetch(ahead.wrapping_add(j0).cast());
+                    }
+                }
+                for j0 in (0..full_j).step_by(mk) {
+                    // SAFETY: source rows `l0 + c` (c < MK) hold the MK contiguous elements
+                    // `j0..j0 + MK` (sj == 1), inside the tile; destination rows `j0 + r` hold
+                    // `l0..l0 + MK`, inside the buffer. The block writes
+                    // `dst[(j0 + r) * ld + l0 + c] = src[(l0 + c) * sl + j0 + r]`.
+                    unsafe {
+                        block(
+                            src.offset(l0 as isize * sl + j0 as isize),
+                            sl,
+                            dst.add(j0 * ld + l0),
+                            ld as isize,
+                        )
+                    };
+                }
+            }
+        }
+        // The rest of the tile (all of it when not blockable): an element loop.
+        for l in 0..tl {
+            let jj_start = if l < full_l { full_j } else { 0 };
+            if jj_start == tj {
+                continue;
+            }
+            prefetch(
+                src.wrapping_offset((l + PREFETCH_ROWS) as isize * sl)
+                    .cast(),
+            );
+            // SAFETY: `l < tl` and `jj < tj`: a tile element and a buffer slot (contract).
+            unsafe {
+                let s = src.offset(l as isize * sl);
+                for jj in jj_start..tj {
+                    dst.add(jj * ld + l)
+                        .write(s.offset(jj as isize * sj).read());
+                }
+            }
+        }
+    }
+}
+
+/// How many source rows ahead of the block being transposed [`gather`] prefetches.
+const PREFETCH_ROWS: usize = 32;
+
+/// Hints the CPU to fetch the cache line at `p` into L1. Never faults, whatever `p` is.
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: `prefetcht0` is a hint: it never faults or changes memory, for any address. SSE
+    // is part of the x86_64 baseline.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast())
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// An input of an op: a storage and a layout that fits it (the tensor invariant).
+#[derive(Clone, Copy)]
+pub(crate) struct Src<'a, T: Element> {
+    pub(crate) storage: &'a Storage<T>,
+    pub(crate) layout: &'a Layout,
+}
+
+impl<T: Element> Src<'_, T> {
+    fn base(&self) -> *mut u8 {
+        assert!(
+            self.layout.fits_in(self.storage.len()),
+            "elementwise: layout does not fit its storage"
+        );
+        self.storage.as_ptr().cast_mut().cast()
+    }
+}
+
+/// Broadcasts `inputs`, allocates the output (see the output layout note) and plans the op.
+/// Returns the fresh storage, its layout and the plan over `[output, inputs..]`.
+fn prepare<O: Element>(
+    inputs: &[&Layout],
+    sizes: &[usize],
+) -> Result<(crate::storage::UninitStorage<O>, Layout, Plan)> {
+    let shape = broadcast_all(inputs)?;
+    let in_strides: Vec<Vec<isize>> = inputs
+        .iter()
+        .map(|l| broadcast_strides(l, &shape))
+        .collect();
+    let out = Layout::new(&shape, &output_strides(&shape, &in_strides), 0)?;
+    let fresh = Storage::<O>::uninit(out.numel())?;
+    let mut strides = vec![out.strides().to_vec()];
+    strides.extend(in_strides);
+    let mut offsets = vec![0];
+    offsets.extend(inputs.iter().map(|l| l.offset()));
+    let plan = Plan::new(&shape, strides, offsets, sizes);
+    Ok((fresh, out, plan))
+}
+
+/// `f` applied to every element of `a`, into a fresh tensor.
+///
+/// # Errors
+/// [`Error::Alloc`](crate::Error::Alloc) if the output cannot be allocated.
+pub(crate) fn map<A, O, F>(a: Src<'_, A>, f: F) -> Result<(Storage<O>, Layout)>
+where
+    A: Element,
+    O: Element,
+    F: Fn(A) -> O + Sync,
+{
+    let kernel = Map1 {
+        f,
+        _types: PhantomData,
+    };
+    let (mut fresh, out, plan) = prepare::<O>(&[a.layout], &Map1::<A, O, F>::SIZES)?;
+    // SAFETY: `a.layout` fits its storage (the Tensor invariant, re-checked by `base`), so
+    // every offset it addresses is in bounds and initialized (Storage invariant 3); its
+    // broadcast strides address the same offsets, and by Layout invariant 3 no offset
+    // arithmetic overflows. The output layout is dense over exactly the fresh `numel`
+    // elements (Note [output layout]: positive dense strides, offset 0), so it addresses each
+    // once, and a fresh allocation (Storage invariant 2) overlaps no input.
+    unsafe { execute(&plan, [fresh.as_mut_ptr().cast(), a.base()], &kernel) };
+    // SAFETY: Storage invariant 3 holds: the plan visits every output index, and a dense
+    // layout's indices cover every element of its storage.
+    Ok((unsafe { fresh.assume_init() }, out))
+}
+
+/// `f` applied to every pair of elements of `a` and `b` broadcast together.
+///
+/// # Errors
+/// [`Error::BroadcastMismatch`](crate::Error::BroadcastMismatch); `Alloc`.
+pub(crate) fn zip<A, B, O, F>(a: Src<'_, A>, b: Src<'_, B>, f: F) -> Result<(Storage<O>, Layout)>
+where
+    A: Element,
+    B: Element,
+    O: Element,
+    F: Fn(A, B) -> O + Sync,
+{
+    let kernel = Map2 {
+        f,
+        _types: PhantomData,
+    };
+    let (mut fresh, out, plan) = prepare::<O>(&[a.layout, b.layout], &Map2::<A, B, O, F>::SIZES)?;
+    // SAFETY: as in `map`, for each input.
+    unsafe {
+        execute(
+            &plan,
+            [fresh.as_mut_ptr().cast(), a.base(), b.base()],
+            &kernel,
+        )
+    };
+    // SAFETY: as in `map`.
+    Ok((unsafe { fresh.assume_init() }, out))
+}
+
+/// `f` applied to every triple of elements of `a`, `b` and `c` broadcast together.
+///
+/// # Errors
+/// [`Error::BroadcastMismatch`](crate::Error::BroadcastMismatch); `Alloc`.
+pub(crate) fn zip3<A, B, C, O, F>(
+    a: Src<'_, A>,
+    b: Src<'_, B>,
+    c: Src<'_, C>,
+    f: F,
+) -> Result<(Storage<O>, Layout)>
+where
+    A: Element,
+    B: Element,
+    C: Element,
+    O: Element,
+    F: Fn(A, B, C) -> O + Sync,
+{
+    let kernel = Map3 {
+        f,
+        _types: PhantomData,
+    };
+    let sizes = Map3::<A, B, C, O, F>::SIZES;
+    let (mut fresh, out, plan) = prepare::<O>(&[a.layout, b.layout, c.layout], &sizes)?;
+    let bases = [fresh.as_mut_ptr().cast(), a.base(), b.base(), c.base()];
+    // SAFETY: as in `map`, for each input.
+    unsafe { execute(&plan, bases, &kernel) };
+    // SAFETY: as in `map`.
+    Ok((unsafe { fresh.assume_init() }, out))
+}
+
+/// A unary kernel: `out = f(a)`.
+struct Map1<A, O, F> {
+    f: F,
+    _types: PhantomData<fn(A) -> O>,
+}
+
+impl<A: Element, O: Element, F: Fn(A) -> O + Sync> Runs<2> for Map1<A, O, F> {
+    const SIZES: [usize; 2] = [size_of::<O>(), size_of::<A>()];
+
+    #[inline]
+    unsafe fn run(&self, p: [*mut u8; 2], s: [isize; 2], len: usize) {
+        let (o, a) = (p[0].cast::<O>(), p[1].cast::<A>().cast_const());
+        // SAFETY: the `Runs` contract: `len` valid elements per operand at these strides, the
+        // output disjoint from the input, so the slices below are valid and do not alias.
+        unsafe {
+            if s == [1, 1] {
+                let out = std::slice::from_raw_parts_mut(o.cast::<MaybeUninit<O>>(), len);
+                let a = std::slice::from_raw_parts(a, len);
+                for (o, &x) in out.iter_mut().zip(a) {
+                    o.write((self.f)(x));
+                }
+            } else {
+                for i in 0..len as isize {
+                    o.offset(i * s[0])
+                        .write((self.f)(a.offset(i * s[1]).read()));
+                }
+            }
+        }
+    }
+}
+
+/// A binary kernel: `out = f(a, b)`.
+struct Map2<A, B, O, F> {
+    f: F,
+    _types: PhantomData<fn(A, B) -> O>,
+}
+
+impl<A: Element, B: Element, O: Element, F: Fn(A, B) -> O + Sync> Runs<3> for Map2<A, B, O, F> {
+    const SIZES: [usize; 3] = [size_of::<O>(), size_of::<A>(), size_of::<B>()];
+
+    #[inline]
+    unsafe fn run(&self, p: [*mut u8; 3], s: [isize; 3], len: usize) {
+        let o = p[0].cast::<O>();
+        let (a, b) = (p[1].cast::<A>().cast_const(), p[2].cast::<B>().cast_const());
+        let f = &self.f;
+        // SAFETY: the `Runs` contract, as in `Map1::run`; a stride-0 operand is one element.
+        unsafe {
+            match s {
+                [1, 1, 1] => {
+                    let out = std::slice::from_raw_parts_mut(o.cast::<MaybeUninit<O>>(), len);
+                    let a = std::slice::from_raw_parts(a, len);
+                    let b = std::slice::from_raw_parts(b, len);
+                    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                        o.write(f(x, y));
+                    }
+                }
+                [1, 1, 0] => {
+                    let out = std::slice::from_raw_parts_mut(o.cast::<MaybeUninit<O>>(), len);
+                    let a = std::slice::from_raw_parts(a, len);
+                    let y = b.read();
+                    for (o, &x) in out.iter_mut().zip(a) {
+                        o.write(f(x, y));
+                    }
+                }
+                [1, 0, 1] => {
+                    let out = std::slice::from_raw_parts_mut(o.cast::<MaybeUninit<O>>(), len);
+                    let x = a.read();
+                    let b = std::slice::from_raw_parts(b, len);
+                    for (o, &y) in out.iter_mut().zip(b) {
+                        o.write(f(x, y));
+                    }
+                }
+                _ => {
+                    for i in 0..len as isize {
+                        let v = f(a.offset(i * s[1]).read(), b.offset(i * s[2]).read());
+                        o.offset(i * s[0]).write(v);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A ternary kernel: `out = f(a, b, c)`.
+struct Map3<A, B, C, O, F> {
+    f: F,
+    _types: PhantomData<fn(A, B, C) -> O>,
+}
+
+impl<A, B, C, O, F> Runs<4> for Map3<A, B, C, O, F>
+where
+    A: Element,
+    B: Element,
+    C: Element,
+    O: Element,
+    F: Fn(A, B, C) -> O + Sync,
+{
+    const SIZES: [usize; 4] = [
+        size_of::<O>(),
+        size_of::<A>(),
+        size_of::<B>(),
+        size_of::<C>(),
+    ];
+
+    #[inline]
+    unsafe fn run(&self, p: [*mut u8; 4], s: [isize; 4], len: usize) {
+        let o = p[0].cast::<O>();
+        let a = p[1].cast::<A>().cast_const();
+        let b = p[2].cast::<B>().cast_const();
+        let c = p[3].cast::<C>().cast_const();
+        let f = &self.f;
+        // SAFETY: the `Runs` contract, as in `Map1::run`.
+        unsafe {
+            if s == [1, 1, 1, 1] {
+                let out = std::slice::from_raw_parts_mut(o.cast::<MaybeUninit<O>>(), len);
+                let a = std::slice::from_raw_parts(a, len);
+                let b = std::slice::from_raw_parts(b, len);
+                let c = std::slice::from_raw_parts(c, len);
+                for (((o, &x), &y), &z) in out.iter_mut().zip(a).zip(b).zip(c) {
+                    o.write(f(x, y, z));
+                }
+            } else {
+                for i in 0..len as isize {
+                    let (x, y) = (a.offset(i * s[1]).read(), b.offset(i * s[2]).read());
+                    o.offset(i * s[0]).write(f(x, y, c.offset(i * s[3]).read()));
+                }
+            }
+        }
+    }
+}

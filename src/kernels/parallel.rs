@@ -1,0 +1,84 @@
+//! Splitting work across rayon threads.
+//!
+//! Small iterations stay on the calling thread; large ones are cut into one contiguous range of
+//! work items per thread of the current rayon pool (so `ThreadPool::install` controls it). The
+//! split only decides *who* computes an item, never *how*, so results do not depend on it.
+
+use rayon::prelude::*;
+
+/// Fewest elements an op must touch before it is split across threads.
+pub(crate) const PAR_MIN_ELEMS: usize = 1 << 15;
+
+/// Number of threads worth using for `elems` elements of work.
+pub(crate) fn threads_for(elems: usize) -> usize {
+    if elems < PAR_MIN_ELEMS {
+        1
+    } else {
+        rayon::current_num_threads().max(1)
+    }
+}
+
+/// The `c`-th of `chunks` near-equal contiguous pieces of `0..n`.
+pub(crate) fn chunk(n: usize, chunks: usize, c: usize) -> std::ops::Range<usize> {
+    let (q, r) = (n / chunks, n % chunks);
+    let start = c * q + c.min(r);
+    start..start + q + usize::from(c < r)
+}
+
+/// Pieces of work per thread: a few, so that a thread slowed down (by other processes on its
+/// core) leaves its remaining pieces to the others, without making pieces tiny.
+const CHUNKS_PER_THREAD: usize = 4;
+
+/// Calls `f` on contiguous pieces of `0..n` covering it exactly: one piece if `threads` is 1,
+/// otherwise a few per thread, run in parallel on the current rayon pool.
+pub(crate) fn for_each_chunk(n: usize, threads: usize, f: impl Fn(std::ops::Range<usize>) + Sync) {
+    let chunks = match threads {
+        0 | 1 => 1,
+        t => (t * CHUNKS_PER_THREAD).min(n.max(1)),
+    };
+    if chunks == 1 {
+        f(0..n);
+    } else {
+        (0..chunks)
+            .into_par_iter()
+            .for_each(|c| f(chunk(n, chunks, c)));
+    }
+}
+
+/// A raw pointer that may cross threads. The code sharing it guarantees that threads touch
+/// disjoint elements (or only read).
+#[derive(Clone, Copy)]
+pub(crate) struct SharedPtr<P>(pub(crate) P);
+
+impl<P: Copy> SharedPtr<P> {
+    /// The pointer. (A method, so that closures capture the whole `SharedPtr`, which is
+    /// `Sync`, rather than the raw pointer field.)
+    pub(crate) fn get(&self) -> P {
+        self.0
+    }
+}
+
+// SAFETY: a `SharedPtr` is only a number; every dereference through it happens in a kernel that
+// documents why the elements touched by different threads are disjoint or read-only.
+unsafe impl<P> Send for SharedPtr<P> {}
+// SAFETY: as for `Send`.
+unsafe impl<P> Sync for SharedPtr<P> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chunks_cover_the_range_exactly() {
+        for n in [0, 1, 5, 7, 100] {
+            for chunks in 1..5 {
+                let pieces: Vec<_> = (0..chunks).map(|c| chunk(n, chunks, c)).collect();
+                assert_eq!(pieces[0].start, 0);
+                assert_eq!(pieces[chunks - 1].end, n);
+                for w in pieces.windows(2) {
+                    assert_eq!(w[0].end, w[1].start);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,533 @@
+//! Executing a [`ReducePlan`]: blocked, pairwise and deterministic.
+//!
+//! Two kernel shapes, chosen by which loop the plan puts innermost ([`ReduceKind`]):
+//!
+//! - **Inner** (e.g. `sum` over dim 1 of a row-major matrix): each output element reduces its
+//!   own set of input elements, read as runs along the innermost loop. A run is folded into
+//!   [`LANES`] independent accumulators (lane `i % LANES` takes element `i`), which the
+//!   compiler keeps in vector registers; leaves of at most [`LEAF`] elements are then combined
+//!   pairwise along a binary tree over the element range. [`GROUP`] output elements are
+//!   reduced side by side, so their inputs stream in concurrently.
+//! - **Outer** (e.g. `sum` over dim 0 of a row-major matrix): the innermost loop is kept, so a
+//!   whole input row is added into a row of accumulators, one per output element, vectorised
+//!   along the row (never a strided walk down a column), four rows per pass. Leaves of at most
+//!   [`LEAF_ROWS`] rows are combined pairwise along a binary tree over the rows.
+//!
+//! Either way a float sum of `n` elements carries an error bound of roughly
+//! `(LEAF / LANES + log2(n)) * eps` (pairwise summation), not the `n * eps` of a running sum.
+//!
+//! # Determinism
+//!
+//! The tree depends only on the plan (the input's shape and strides), never on the thread
+//! count: threads either take whole output elements (or whole output columns) or evaluate
+//! both halves of a tree node in parallel with `rayon::join`, which combines them in the same
+//! order as the sequential code. Results are therefore bit-identical for every thread count.
+
+use crate::element::Element;
+use crate::error::Result;
+use crate::iter::{ReduceKind, ReducePlan};
+use crate::layout::Layout;
+use crate::storage::Storage;
+
+use super::parallel::{for_each_chunk, threads_for, SharedPtr, PAR_MIN_ELEMS};
+use super::reducers::Reducer;
+use super::unravel::unravel_offsets;
+
+/// Independent accumulators per run in the inner kernel.
+const LANES: usize = 8;
+/// Largest element range folded without splitting, in the inner kernel.
+const LEAF: usize = 512;
+/// Largest row range folded without splitting, in the outer kernel.
+const LEAF_ROWS: usize = 32;
+/// Bytes of accumulators per panel of output columns in the outer kernel (fits in L1).
+const PANEL_BYTES: usize = 16 << 10;
+/// Narrowest panel the outer kernel splits columns into for threads.
+const MIN_PANEL: usize = 64;
+
+/// Reduces the elements `layout` addresses in `storage` as `plan` says (the plan must have
+/// been built from `layout`), into a fresh storage laid out as `plan.out_layout`.
+///
+/// Reductions over zero elements give `finish(identity, 0)` for every output element.
+///
+/// # Errors
+/// [`Error::Alloc`](crate::Error::Alloc) if the output cannot be allocated.
+///
+/// # Panics
+/// If `layout` does not fit `storage` (the tensor invariant; checked before any access).
+pub(crate) fn reduce<T: Element, R: Reducer<T>>(
+    storage: &Storage<T>,
+    layout: &Layout,
+    plan: &ReducePlan,
+    r: &R,
+) -> Result<Storage<R::Out>> {
+    assert!(
+        layout.fits_in(storage.len()),
+        "reduce: layout does not fit its storage"
+    );
+    let n_out = plan.out_layout.numel();
+    let mut fresh = Storage::<R::Out>::uninit(n_out)?;
+    let out = fresh.as_mut_ptr();
+    if plan.count == 0 {
+        let value = r.finish(r.identity(), 0);
+        for i in 0..n_out {
+            // SAFETY: i < n_out, the fresh allocation's length (Storage invariant 2).
+            unsafe { out.add(i).write(value) };
+        }
+    } else if n_out > 0 {
+        // SAFETY: the offset is an addressed element of `layout` (it has elements: count > 0
+        // and n_out > 0), in bounds by the fit checked above (the Tensor invariant).
+        let input = unsafe { storage.as_ptr().add(plan.input_offset) };
+        // SAFETY: the plan's input strides are `layout`'s (reordered and coalesced), so every
+        // offset it forms from `input` is addressed by `layout`: in bounds, initialized
+        // (Storage invariant 3), and without overflow (Layout invariant 3). Its output strides
+        // are the dense `out_layout`'s, which addresses each of the `n_out` fresh elements
+        // (Storage invariant 2) exactly once as the kept loops run over their ranges.
+        unsafe {
+            match plan.kind() {
+                ReduceKind::Inner => inner(plan, r, input, out),
+                ReduceKind::Outer => outer(plan, r, input, out),
+            }
+        }
+    }
+    // SAFETY: Storage invariant 3 holds: every output element was written, by the fill loop
+    // or once per kept index by the kernels (a dense layout's indices cover its storage).
+    Ok(unsafe { fresh.assume_init() })
+}
+
+/// The reduced loops of a plan in the inner kernel: outer reduced dims plus the run dim.
+struct Reduced {
+    /// Sizes of the reduced loops except the innermost.
+    shape: Vec<usize>,
+    /// Their `[input, index]` strides.
+    strides: Vec<[isize; 2]>,
+    /// Length, input stride and index stride of the innermost (run) loop.
+    run: (usize, isize, isize),
+    /// Number of reduced elements per output element.
+    len: usize,
+}
+
+/// Output elements the inner kernel reduces side by side (their inputs are read as that many
+/// concurrent streams, which keeps more memory requests in flight than one stream does).
+const GROUP: usize = 4;
+
+/// The inner kernel; see the [module docs](self).
+///
+/// # Safety
+/// `input` at the plan's offset and `out` at offset 0 satisfy the plan: every offset formed
+/// from the plan's strides is in bounds (initialized for the input), and the output offsets of
+/// distinct kept indices are distinct.
+unsafe fn inner<T: Element, R: Reducer<T>>(
+    plan: &ReducePlan,
+    r: &R,
+    input: *const T,
+    out: *mut R::Out,
+) {
+    let nd = plan.shape.len();
+    let (kept, reduced): (Vec<usize>, Vec<usize>) = (0..nd).partition(|&d| !plan.is_reduced(d));
+    let (run_dim, outer_r) = reduced.split_last().expect("the innermost loop is reduced");
+    let space = Reduced {
+        shape: outer_r.iter().map(|&d| plan.shape[d]).collect(),
+        strides: outer_r
+            .iter()
+            .map(|&d| [plan.input[d], plan.index[d]])
+            .collect(),
+        run: (
+            plan.shape[*run_dim],
+            plan.input[*run_dim],
+            plan.index[*run_dim],
+        ),
+        len: reduced.iter().map(|&d| plan.shape[d]).product(),
+    };
+    let k_shape: Vec<usize> = kept.iter().map(|&d| plan.shape[d]).collect();
+    let k_strides: Vec<[isize; 2]> = kept
+        .iter()
+        .map(|&d| [plan.input[d], plan.output[d]])
+        .collect();
+    let n_k: usize = k_shape.iter().product();
+    let threads = threads_for(n_k.saturating_mul(space.len));
+    let (input, out) = (SharedPtr(input), SharedPtr(out));
+    // Reduces output elements `range`, GROUP at a time. Each output's folds and tree are the
+    // same whether it is reduced alone or in a group, so results do not depend on the split.
+    let run = |range: std::ops::Range<usize>, par: bool| {
+        let offsets = |k: usize| unravel_offsets(k, &k_shape, &k_strides).1;
+        let mut k = range.start;
+        while k < range.end {
+            // Each `k` below `n_k` is a kept index, so its offsets are addressed input and
+            // output offsets, and each output element is written by its own `k` only.
+            let m = if range.end - k >= GROUP && !par {
+                GROUP
+            } else {
+                1
+            };
+            if m == GROUP {
+                let offs: [[isize; 2]; GROUP] = std::array::from_fn(|i| offsets(k + i));
+                // SAFETY: addressed input offsets (above).
+                let bases = offs.map(|o| unsafe { input.get().offset(o[0]) });
+                // SAFETY: each base is the first input element of a kept index, from which
+                // the reduced loops address only input elements (the plan is the layout's).
+                let accs = unsafe { tree(r, &space, bases, 0, space.len, false) };
+                for (o, acc) in offs.iter().zip(accs) {
+                    // SAFETY: the output element of a kept index, written once (above).
+                    unsafe { out.get().offset(o[1]).write(r.finish(acc, space.len)) };
+                }
+            } else {
+                let o = offsets(k);
+                // SAFETY: as for a group, for one kept index.
+                let [acc] =
+                    unsafe { tree(r, &space, [input.get().offset(o[0])], 0, space.len, par) };
+                // SAFETY: as for a group.
+                unsafe { out.get().offset(o[1]).write(r.finish(acc, space.len)) };
+            }
+            k += m;
+        }
+    };
+    if threads > 1 && n_k >= threads {
+        for_each_chunk(n_k, threads, |range| run(range, false));
+    } else {
+        run(0..n_k, threads > 1);
+    }
+}
+
+/// Pairwise reduction of reduced elements `lo..hi` (row-major over the reduced loops) of `M`
+/// output elements at once, whose first input elements are at `bases`.
+///
+/// # Safety
+/// Every element of `space` from each base is in bounds and initialized.
+unsafe fn tree<T: Element, R: Reducer<T>, const M: usize>(
+    r: &R,
+    space: &Reduced,
+    bases: [*const T; M],
+    lo: usize,
+    hi: usize,
+    par: bool,
+) -> [R::Acc; M] {
+    if hi - lo <= LEAF {
+        // SAFETY: forwarded.
+        return unsafe { leaf(r, space, bases, lo, hi) };
+    }
+    let mid = lo + ((hi - lo) / 2).div_ceil(LEAF) * LEAF;
+    let (left, right) = if par && hi - lo >= PAR_MIN_ELEMS {
+        let b = SharedPtr(bases);
+        rayon::join(
+            // SAFETY: forwarded; both halves only read.
+            || unsafe { tree(r, space, b.get(), lo, mid, par) },
+            || unsafe { tree(r, space, b.get(), mid, hi, par) },
+        )
+    } else {
+        // SAFETY: forwarded.
+        unsafe {
+            (
+                tree(r, space, bases, lo, mid, par),
+                tree(r, space, bases, mid, hi, par),
+            )
+        }
+    };
+    std::array::from_fn(|m| r.combine(left[m], right[m]))
+}
+
+/// Folds reduced elements `lo..hi` of each of the `M` outputs into [`LANES`] accumulators per
+/// output, then combines each output's lanes pairwise.
+///
+/// # Safety
+/// As [`tree`].
+unsafe fn leaf<T: Element, R: Reducer<T>, const M: usize>(
+    r: &R,
+    space: &Reduced,
+    bases: [*const T; M],
+    lo: usize,
+    hi: usize,
+) -> [R::Acc; M] {
+    let (run_len, run_in, run_idx) = space.run;
+    let mut lanes = [[r.identity(); LANES]; M];
+    let (mut index, mut off) = unravel_offsets(lo / run_len, &space.shape, &space.strides);
+    let mut col = lo % run_len;
+    let mut pos = lo;
+    while pos < hi {
+        let len = (run_len - col).min(hi - pos);
+        let start = off[0] + col as isize * run_in;
+        let first_index = (off[1] + col as isize * run_idx) as usize;
+        // SAFETY: the run's elements are reduced elements of each output (contract).
+        let runs = bases.map(|b| unsafe { b.offset(start) });
+        unsafe { fold_runs(r, &mut lanes, runs, run_in, len, first_index, run_idx) };
+        pos += len;
+        col = 0;
+        for d in (0..space.shape.len()).rev() {
+            index[d] += 1;
+            if index[d] < space.shape[d] {
+                off[0] += space.strides[d][0];
+                off[1] += space.strides[d][1];
+                break;
+            }
+            off[0] -= (space.shape[d] as isize - 1) * space.strides[d][0];
+            off[1] -= (space.shape[d] as isize - 1) * space.strides[d][1];
+            index[d] = 0;
+        }
+    }
+    lanes.map(|mut l| {
+        let mut width = LANES;
+        while width > 1 {
+            width /= 2;
+            for k in 0..width {
+                l[k] = r.combine(l[k], l[k + width]);
+            }
+        }
+        l[0]
+    })
+}
+
+/// Folds `len` elements at each of `runs` (stride `stride`) into that run's lanes, element
+/// `i` into lane `i % LANES`, with position `first_index + i * index_stride`. The runs are
+/// walked side by side, one chunk of [`LANES`] elements of each in turn.
+///
+/// # Safety
+/// The `len` elements of every run must be readable and initialized.
+#[inline(always)]
+unsafe fn fold_runs<T: Element, R: Reducer<T>, const M: usize>(
+    r: &R,
+    lanes: &mut [[R::Acc; LANES]; M],
+    runs: [*const T; M],
+    stride: isize,
+    len: usize,
+    first_index: usize,
+    index_stride: isize,
+) {
+    let at = |i: usize| (first_index as isize + i as isize * index_stride) as usize;
+    if stride == 1 {
+        // SAFETY: contract: `len` contiguous initialized elements per run.
+        let xs = runs.map(|p| unsafe { std::slice::from_raw_parts(p, len) });
+        let full = len - len % LANES;
+        for i in (0..full).step_by(LANES) {
+            for m in 0..M {
+                let chunk = &xs[m][i..i + LANES];
+                for k in 0..LANES {
+                    lanes[m][k] = r.fold(lanes[m][k], chunk[k], at(i + k));
+                }
+            }
+        }
+        for m in 0..M {
+            for (k, &x) in xs[m][full..].iter().enumerate() {
+                lanes[m][k] = r.fold(lanes[m][k], x, at(full + k));
+            }
+        }
+    } else {
+        for (m, &p) in runs.iter().enumerate() {
+            for i in 0..len {
+                // SAFETY: contract: element `i < len` at the given stride.
+                let x = unsafe { p.offset(i as isize * stride).read() };
+                lanes[m][i % LANES] = r.fold(lanes[m][i % LANES], x, at(i));
+            }
+        }
+    }
+}
+
+/// The reduced loops of a plan in the outer kernel: each index is one input row.
+struct Rows {
+    shape: Vec<usize>,
+    /// `[input, index]` strides.
+    strides: Vec<[isize; 2]>,
+    /// Input stride along a row (the innermost, kept loop).
+    stride: isize,
+}
+
+/// The outer kernel; see the [module docs](self).
+///
+/// # Safety
+/// As [`inner`].
+unsafe fn outer<T: Element, R: Reducer<T>>(
+    plan: &ReducePlan,
+    r: &R,
+    input: *const T,
+    out: *mut R::Out,
+) {
+    let nd = plan.shape.len();
+    let w_dim = nd - 1;
+    let width = plan.shape[w_dim];
+    let (reduced, kept): (Vec<usize>, Vec<usize>) = (0..w_dim).partition(|&d| plan.is_reduced(d));
+    let rows = Rows {
+        shape: reduced.iter().map(|&d| plan.shape[d]).collect(),
+        strides: reduced
+            .iter()
+            .map(|&d| [plan.input[d], plan.index[d]])
+            .collect(),
+        stride: plan.input[w_dim],
+    };
+    let n_rows: usize = rows.shape.iter().product();
+    let k_shape: Vec<usize> = kept.iter().map(|&d| plan.shape[d]).collect();
+    let k_strides: Vec<[isize; 2]> = kept
+        .iter()
+        .map(|&d| [plan.input[d], plan.output[d]])
+        .collect();
+    let n_k: usize = k_shape.iter().product();
+    let threads = threads_for(n_k.saturating_mul(n_rows).saturating_mul(width));
+    let mut panel = width.min((PANEL_BYTES / std::mem::size_of::<R::Acc>().max(1)).max(1));
+    // Too few units for the threads: split the rows' tree across them if it is deep enough
+    // (whole rows stay sequential streams), else narrow the panels.
+    let split_rows = threads > 1 && n_k * width.div_ceil(panel) < threads;
+    if split_rows && n_rows <= 4 * LEAF_ROWS {
+        panel = panel.min(width.div_ceil(threads).max(MIN_PANEL));
+    }
+    let panels = width.div_ceil(panel);
+    let units = n_k * panels;
+    let (w_in, w_out) = (plan.input[w_dim], plan.output[w_dim]);
+    let (input, out) = (SharedPtr(input), SharedPtr(out));
+    let run_units = |range: std::ops::Range<usize>, par: bool| {
+        let mut acc: Vec<R::Acc> = Vec::with_capacity(panel);
+        let mut stack: Vec<Vec<R::Acc>> = Vec::new();
+        for u in range {
+            let (k, p) = (u / panels, u % panels);
+            let (w0, w1) = (p * panel, ((p + 1) * panel).min(width));
+            let (_, off) = unravel_offsets(k, &k_shape, &k_strides);
+            acc.clear();
+            acc.resize(w1 - w0, r.identity());
+            // SAFETY: kept index `k` and columns `w0..w1` are in range, so the offsets are
+            // addressed; this unit writes only its own output elements (distinct per unit).
+            unsafe {
+                let base = input.get().offset(off[0] + w0 as isize * w_in);
+                row_tree(r, &rows, base, 0, n_rows, &mut acc, &mut stack, par);
+                let o = out.get().offset(off[1] + w0 as isize * w_out);
+                for (w, &a) in acc.iter().enumerate() {
+                    o.offset(w as isize * w_out).write(r.finish(a, n_rows));
+                }
+            }
+        }
+    };
+    if threads > 1 && units >= threads {
+        for_each_chunk(units, threads, |range| run_units(range, false));
+    } else {
+        run_units(0..units, threads > 1);
+    }
+}
+
+/// Pairwise reduction of rows `lo..hi` into `acc` (one accumulator per column), reusing the
+/// buffers on `stack` for the right halves.
+///
+/// # Safety
+/// `acc.len()` columns of every row of `rows` from `base` are in bounds and initialized.
+#[allow(clippy::too_many_arguments)]
+unsafe fn row_tree<T: Element, R: Reducer<T>>(
+    r: &R,
+    rows: &Rows,
+    base: *const T,
+    lo: usize,
+    hi: usize,
+    acc: &mut [R::Acc],
+    stack: &mut Vec<Vec<R::Acc>>,
+    par: bool,
+) {
+    if hi - lo <= LEAF_ROWS {
+        // The leaf's row offsets and positions, then the rows folded four at a time: four
+        // input streams at once, and one load and store of `acc` per four rows.
+        let mut rows_at = [(0isize, 0usize); LEAF_ROWS];
+        let (mut index, mut off) = unravel_offsets(lo, &rows.shape, &rows.strides);
+        for slot in rows_at.iter_mut().take(hi - lo) {
+            *slot = (off[0], off[1] as usize);
+            for d in (0..rows.shape.len()).rev() {
+                index[d] += 1;
+                if index[d] < rows.shape[d] {
+                    off[0] += rows.strides[d][0];
+                    off[1] += rows.strides[d][1];
+                    break;
+                }
+                off[0] -= (rows.shape[d] as isize - 1) * rows.strides[d][0];
+                off[1] -= (rows.shape[d] as isize - 1) * rows.strides[d][1];
+                index[d] = 0;
+            }
+        }
+        acc.fill(r.identity());
+        let mut quads = rows_at[..hi - lo].chunks_exact(4);
+        for q in &mut quads {
+            // SAFETY: rows `lo..hi` are addressed rows (contract).
+            unsafe { fold_rows4(r, acc, base, q, rows.stride) };
+        }
+        for &(o, index) in quads.remainder() {
+            // SAFETY: as above.
+            unsafe { fold_row(r, acc, base.offset(o), rows.stride, index) };
+        }
+        return;
+    }
+    let mid = lo + ((hi - lo) / 2).div_ceil(LEAF_ROWS) * LEAF_ROWS;
+    let width = acc.len();
+    let right = if par && (hi - lo).saturating_mul(width) >= PAR_MIN_ELEMS {
+        let b = SharedPtr(base);
+        let (_, right) = rayon::join(
+            // SAFETY: forwarded; both halves only read the input.
+            || unsafe { row_tree(r, rows, b.get(), lo, mid, acc, stack, par) },
+            || {
+                let mut tmp = vec![r.identity(); width];
+                // SAFETY: forwarded.
+                unsafe { row_tree(r, rows, b.get(), mid, hi, &mut tmp, &mut Vec::new(), par) };
+                tmp
+            },
+        );
+        right
+    } else {
+        // SAFETY: forwarded.
+        unsafe { row_tree(r, rows, base, lo, mid, acc, stack, par) };
+        let mut tmp = stack.pop().unwrap_or_default();
+        tmp.resize(acc.len(), r.identity());
+        // SAFETY: forwarded.
+        unsafe { row_tree(r, rows, base, mid, hi, &mut tmp, stack, par) };
+        tmp
+    };
+    for (a, &b) in acc.iter_mut().zip(&right) {
+        *a = r.combine(*a, b);
+    }
+    stack.push(right);
+}
+
+/// Folds four rows (`(offset from base, position)`) into `acc` in order, column by column:
+/// the same folds as four [`fold_row`] calls, in one pass.
+///
+/// # Safety
+/// As [`fold_row`], for each row.
+#[inline(always)]
+unsafe fn fold_rows4<T: Element, R: Reducer<T>>(
+    r: &R,
+    acc: &mut [R::Acc],
+    base: *const T,
+    q: &[(isize, usize)],
+    stride: isize,
+) {
+    let n = acc.len();
+    if stride == 1 {
+        // SAFETY: contract: `n` contiguous initialized elements per row.
+        let [x0, x1, x2, x3] =
+            [0, 1, 2, 3].map(|k| unsafe { std::slice::from_raw_parts(base.offset(q[k].0), n) });
+        for ((((a, &v0), &v1), &v2), &v3) in acc.iter_mut().zip(x0).zip(x1).zip(x2).zip(x3) {
+            let t = r.fold(r.fold(*a, v0, q[0].1), v1, q[1].1);
+            *a = r.fold(r.fold(t, v2, q[2].1), v3, q[3].1);
+        }
+    } else {
+        for &(o, index) in q {
+            // SAFETY: forwarded.
+            unsafe { fold_row(r, acc, base.offset(o), stride, index) };
+        }
+    }
+}
+
+/// Folds one row (`acc.len()` elements at `p`, stride `stride`) into `acc`, column by column.
+///
+/// # Safety
+/// The row's elements must be readable and initialized.
+#[inline(always)]
+unsafe fn fold_row<T: Element, R: Reducer<T>>(
+    r: &R,
+    acc: &mut [R::Acc],
+    p: *const T,
+    stride: isize,
+    index: usize,
+) {
+    if stride == 1 {
+        // SAFETY: contract: `acc.len()` contiguous initialized elements.
+        let xs = unsafe { std::slice::from_raw_parts(p, acc.len()) };
+        for (a, &x) in acc.iter_mut().zip(xs) {
+            *a = r.fold(*a, x, index);
+        }
+    } else {
+        for (w, a) in acc.iter_mut().enumerate() {
+            // SAFETY: contract: column `w < acc.len()`.
+            let x = unsafe { p.offset(w as isize * stride).read() };
+            *a = r.fold(*a, x, index);
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! Comparisons, producing `Tensor<u8>` masks, and `where`-style selection.
+//!
+//! stridex has no `bool` element type (elements are plain-old-data numbers), so a comparison
+//! yields a `Tensor<u8>` holding 1 where it holds and 0 elsewhere, like NumPy's `uint8` view of
+//! a boolean array. [`Tensor::where_cond`] reads any non-zero `u8` as true. Comparisons follow
+//! `PartialOrd`: every comparison with a NaN is false except `!=`.
+
+use super::Tensor;
+use crate::element::Element;
+use crate::error::Result;
+use crate::kernels::elementwise;
+
+macro_rules! comparison {
+    ($($name:ident, $op:tt, $what:literal, $example:literal;)*) => {$(
+        #[doc = concat!("Elementwise `self ", stringify!($op), " other` (", $what, "), broadcasting: 1 where it holds, 0 elsewhere.")]
+        ///
+        /// # Errors
+        /// [`Error::BroadcastMismatch`](crate::Error::BroadcastMismatch) if the shapes do not
+        /// broadcast; [`Error::Alloc`](crate::Error::Alloc).
+        ///
+        /// ```
+        /// use stridex::Tensor;
+        /// let a = Tensor::from_vec(vec![1.0f32, 2.0, 3.0], &[3])?;
+        /// let two = Tensor::full(&[], 2.0f32)?;
+        #[doc = concat!("assert_eq!(a.", stringify!($name), "(&two)?.to_vec(), vec!", $example, ");")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        pub fn $name(&self, other: &Tensor<T>) -> Result<Tensor<u8>> {
+            self.zip_map(other, |x, y| u8::from(x $op y))
+        }
+    )*};
+}
+
+impl<T: Element> Tensor<T> {
+    comparison! {
+        cmp_eq, ==, "equal", "[0, 1, 0]";
+        cmp_ne, !=, "not equal", "[1, 0, 1]";
+        cmp_lt, <, "less than", "[1, 0, 0]";
+        cmp_le, <=, "less than or equal", "[1, 1, 0]";
+        cmp_gt, >, "greater than", "[0, 0, 1]";
+        cmp_ge, >=, "greater than or equal", "[0, 1, 1]";
+    }
+
+    /// Elementwise selection: `on_true` where `cond` is non-zero, `on_false` elsewhere, all
+    /// three broadcast together (NumPy's `where`, PyTorch's `torch.where`).
+    ///
+    /// # Errors
+    /// [`Error::BroadcastMismatch`](crate::Error::BroadcastMismatch) if the three shapes do
+    /// not broadcast; [`Error::Alloc`](crate::Error::Alloc).
+    ///
+    /// ```
+    /// use stridex::Tensor;
+    /// let x = Tensor::from_vec(vec![-1.0f32, 2.0, -3.0, 4.0], &[2, 2])?;
+    /// let zero = Tensor::full(&[], 0.0f32)?;
+    /// let relu = Tensor::where_cond(&x.cmp_gt(&zero)?, &x, &zero)?;
+    /// assert_eq!(relu.to_vec(), vec![0.0, 2.0, 0.0, 4.0]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn where_cond(
+        cond: &Tensor<u8>,
+        on_true: &Tensor<T>,
+        on_false: &Tensor<T>,
+    ) -> Result<Tensor<T>> {
+        let f = |c: u8, x: T, y: T| if c != 0 { x } else { y };
+        Ok(Tensor::fresh(elementwise::zip3(
+            cond.src(),
+            on_true.src(),
+            on_false.src(),
+            f,
+        )?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nan_compares_false_except_ne() {
+        let a = Tensor::from_vec(vec![f64::NAN, 1.0], &[2]).unwrap();
+        assert_eq!(a.cmp_eq(&a).unwrap().to_vec(), vec![0, 1]);
+        assert_eq!(a.cmp_ne(&a).unwrap().to_vec(), vec![1, 0]);
+        assert_eq!(a.cmp_ge(&a).unwrap().to_vec(), vec![0, 1]);
+    }
+
+    #[test]
+    fn where_broadcasts_three_ways() {
+        let cond = Tensor::from_vec(vec![1u8, 0, 7], &[3, 1]).unwrap();
+        let a = Tensor::from_vec(vec![1i32, 2], &[2]).unwrap();
+        let b = Tensor::full(&[], -1i32).unwrap();
+        let w = Tensor::where_cond(&cond, &a, &b).unwrap();
+        assert_eq!(w.shape(), &[3, 2]);
+        assert_eq!(w.to_vec(), vec![1, 2, -1, -1, 1, 2]);
+        let bad = Tensor::<i32>::zeros(&[4]).unwrap();
+        assert!(Tensor::where_cond(&cond, &a, &bad).is_err());
+    }
+}

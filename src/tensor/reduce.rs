@@ -1,0 +1,370 @@
+//! Reductions: sum, mean, prod, max, min, argmax, argmin over one dim, several dims or all.
+//!
+//! Each comes as `X_dim(dim, keepdim)`, `X_dims(&dims, keepdim)` and `X_all()`. With
+//! `keepdim` the reduced dims stay as size-1 dims, otherwise they are removed. The input is
+//! read in place whatever its strides; the result is fresh, row-major unless the input is a
+//! permuted contiguous layout, whose order of kept dims it then follows.
+//!
+//! Float sums and means are pairwise (error growing with `log n`, not `n`), `f16`/`bf16`
+//! accumulate in `f32`, integer sums and products wrap (see [`Numeric`]). Results are
+//! bit-identical for any number of threads. Sums over no elements are 0, products 1, means NaN;
+//! max, min and the arg-reductions over no elements are an [`Error::EmptyReduction`].
+//! Max and min propagate NaN; argmax and argmin return the first NaN's index if there is one,
+//! else the first index of the extreme value, as `i64`.
+
+use std::sync::Arc;
+
+use num_traits::Float;
+
+use super::Tensor;
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::iter::ReducePlan;
+use crate::kernels::reduce::reduce;
+use crate::kernels::reducers::{ArgExtreme, Extreme, Mean, Prod, Reducer, Sum};
+use crate::scalar::Numeric;
+
+impl<T: Element> Tensor<T> {
+    /// Runs reducer `r` over `dims`. `needs_elements`: reducing zero elements is an error.
+    fn reduce_with<R: Reducer<T>>(
+        &self,
+        op: &'static str,
+        dims: &[usize],
+        keepdim: bool,
+        r: &R,
+        needs_elements: bool,
+    ) -> Result<Tensor<R::Out>> {
+        let plan = ReducePlan::new(op, &self.layout, dims, keepdim)?;
+        if needs_elements && plan.count == 0 && plan.out_layout.numel() > 0 {
+            return Err(Error::EmptyReduction {
+                op,
+                dims: dims.to_vec(),
+                shape: self.shape().to_vec(),
+            });
+        }
+        let storage = reduce(&self.storage, &self.layout, &plan, r)?;
+        Ok(Tensor::from_parts(Arc::new(storage), plan.out_layout))
+    }
+
+    /// Runs reducer `r` over every dim and returns the single result.
+    fn reduce_all<R: Reducer<T>>(&self, op: &'static str, r: &R, needs: bool) -> Result<R::Out> {
+        let dims: Vec<usize> = (0..self.ndim()).collect();
+        self.reduce_with(op, &dims, false, r, needs)?.get(&[])
+    }
+}
+
+impl<T: Numeric> Tensor<T> {
+    /// Sum over `dim` (pairwise for floats, wrapping for integers).
+    ///
+    /// # Errors
+    /// [`Error::DimOutOfRange`] if `dim >= ndim`; [`Error::Alloc`].
+    ///
+    /// ```
+    /// use stridex::Tensor;
+    /// let a = Tensor::from_vec((1..=6).collect::<Vec<i32>>(), &[2, 3])?;
+    /// assert_eq!(a.sum_dim(0, false)?.to_vec(), vec![5, 7, 9]);
+    /// assert_eq!(a.sum_dim(1, true)?.shape(), &[2, 1]);
+    /// assert_eq!(a.t()?.sum_dim(0, false)?.to_vec(), vec![6, 15]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn sum_dim(&self, dim: usize, keepdim: bool) -> Result<Tensor<T>> {
+        self.reduce_with("sum", &[dim], keepdim, &Sum, false)
+    }
+
+    /// Sum over several dims at once (any order; none means no reduction).
+    ///
+    /// # Errors
+    /// [`Error::DimOutOfRange`], [`Error::DuplicateDim`]; [`Error::Alloc`].
+    ///
+    /// ```
+    /// use stridex::Tensor;
+    /// let a = Tensor::from_vec((0..24).collect::<Vec<i64>>(), &[2, 3, 4])?;
+    /// let s = a.sum_dims(&[2, 0], false)?;
+    /// assert_eq!(s.to_vec(), vec![6 + 54, 22 + 70, 38 + 86]);
+    /// assert!(a.sum_dims(&[1, 1], false).is_err());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn sum_dims(&self, dims: &[usize], keepdim: bool) -> Result<Tensor<T>> {
+        self.reduce_with("sum", dims, keepdim, &Sum, false)
+    }
+
+    /// Sum of every element (0 for an empty tensor).
+    ///
+    /// # Panics
+    /// Only if the one-element result cannot be allocated.
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![0.5f32; 1000], &[10, 100])?;
+    /// assert_eq!(a.t()?.sum_all(), 500.0);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn sum_all(&self) -> T {
+        self.reduce_all("sum", &Sum, false)
+            .unwrap_or_else(|e| panic!("sum_all: {e}"))
+    }
+
+    /// Product over `dim` (wrapping for integers; 1 over no elements).
+    ///
+    /// # Errors
+    /// As [`Tensor::sum_dim`].
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![1.0f64, 2.0, 3.0, 4.0], &[2, 2])?;
+    /// assert_eq!(a.prod_dim(1, false)?.to_vec(), vec![2.0, 12.0]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn prod_dim(&self, dim: usize, keepdim: bool) -> Result<Tensor<T>> {
+        self.reduce_with("prod", &[dim], keepdim, &Prod, false)
+    }
+
+    /// Product over several dims.
+    ///
+    /// # Errors
+    /// As [`Tensor::sum_dims`].
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![1u8, 2, 3, 4], &[2, 2])?;
+    /// assert_eq!(a.prod_dims(&[0, 1], true)?.to_vec(), vec![24]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn prod_dims(&self, dims: &[usize], keepdim: bool) -> Result<Tensor<T>> {
+        self.reduce_with("prod", dims, keepdim, &Prod, false)
+    }
+
+    /// Product of every element (1 for an empty tensor).
+    ///
+    /// # Panics
+    /// As [`Tensor::sum_all`].
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![2i32; 10], &[10])?;
+    /// assert_eq!(a.prod_all(), 1024);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn prod_all(&self) -> T {
+        self.reduce_all("prod", &Prod, false)
+            .unwrap_or_else(|e| panic!("prod_all: {e}"))
+    }
+
+    /// Maximum over `dim`; NaN if the reduced elements contain a NaN.
+    ///
+    /// # Errors
+    /// [`Error::EmptyReduction`] if `dim` has size 0 (and the result is not empty); as
+    /// [`Tensor::sum_dim`].
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![3i8, -1, 4, 1], &[2, 2])?;
+    /// assert_eq!(a.max_dim(0, false)?.to_vec(), vec![4, 1]);
+    /// assert!(stridex::Tensor::<f32>::zeros(&[2, 0])?.max_dim(1, false).is_err());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn max_dim(&self, dim: usize, keepdim: bool) -> Result<Tensor<T>> {
+        self.reduce_with("max", &[dim], keepdim, &Extreme::<true>, true)
+    }
+
+    /// Maximum over several dims.
+    ///
+    /// # Errors
+    /// As [`Tensor::max_dim`] and [`Tensor::sum_dims`].
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![3.0f32, 9.0, 4.0, 1.0], &[2, 2])?;
+    /// assert_eq!(a.max_dims(&[0, 1], false)?.to_vec(), vec![9.0]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn max_dims(&self, dims: &[usize], keepdim: bool) -> Result<Tensor<T>> {
+        self.reduce_with("max", dims, keepdim, &Extreme::<true>, true)
+    }
+
+    /// Maximum of every element.
+    ///
+    /// # Errors
+    /// [`Error::EmptyReduction`] for an empty tensor; [`Error::Alloc`].
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![3u16, 9, 4], &[3])?;
+    /// assert_eq!(a.max_all()?, 9);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn max_all(&self) -> Result<T> {
+        self.reduce_all("max", &Extreme::<true>, true)
+    }
+
+    /// Minimum over `dim`; NaN if the reduced elements contain a NaN.
+    ///
+    /// # Errors
+    /// As [`Tensor::max_dim`].
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![3i8, -1, 4, 1], &[2, 2])?;
+    /// assert_eq!(a.min_dim(1, true)?.to_vec(), vec![-1, 1]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn min_dim(&self, dim: usize, keepdim: bool) -> Result<Tensor<T>> {
+        self.reduce_with("min", &[dim], keepdim, &Extreme::<false>, true)
+    }
+
+    /// Minimum over several dims.
+    ///
+    /// # Errors
+    /// As [`Tensor::max_dims`].
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![3.0f32, 9.0, 4.0, 1.0], &[2, 2])?;
+    /// assert_eq!(a.min_dims(&[1, 0], false)?.to_vec(), vec![1.0]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn min_dims(&self, dims: &[usize], keepdim: bool) -> Result<Tensor<T>> {
+        self.reduce_with("min", dims, keepdim, &Extreme::<false>, true)
+    }
+
+    /// Minimum of every element.
+    ///
+    /// # Errors
+    /// As [`Tensor::max_all`].
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![3i64, -9, 4], &[3])?;
+    /// assert_eq!(a.min_all()?, -9);
+    /// assert!(stridex::Tensor::<i64>::zeros(&[0])?.min_all().is_err());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn min_all(&self) -> Result<T> {
+        self.reduce_all("min", &Extreme::<false>, true)
+    }
+
+    /// Index along `dim` of the maximum (the first NaN, else the first maximum), as `i64`.
+    ///
+    /// # Errors
+    /// As [`Tensor::max_dim`].
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![1.0f32, 7.0, 7.0, 2.0, 0.0, 5.0], &[2, 3])?;
+    /// assert_eq!(a.argmax_dim(1, false)?.to_vec(), vec![1, 2]);
+    /// assert_eq!(a.argmax_dim(0, false)?.to_vec(), vec![1, 0, 0]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn argmax_dim(&self, dim: usize, keepdim: bool) -> Result<Tensor<i64>> {
+        self.reduce_with("argmax", &[dim], keepdim, &ArgExtreme::<true>, true)
+    }
+
+    /// Position of the maximum among the elements of several dims, counted row-major over
+    /// those dims in their original order (as if they were flattened into one), as `i64`.
+    ///
+    /// # Errors
+    /// As [`Tensor::max_dims`].
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec((0..12).map(|x| (x * 5 % 12) as u8).collect(), &[2, 2, 3])?;
+    /// // Batch 0 holds [0, 5, 10, 3, 8, 1], batch 1 [6, 11, 4, 9, 2, 7].
+    /// assert_eq!(a.argmax_dims(&[1, 2], false)?.to_vec(), vec![2, 1]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn argmax_dims(&self, dims: &[usize], keepdim: bool) -> Result<Tensor<i64>> {
+        self.reduce_with("argmax", dims, keepdim, &ArgExtreme::<true>, true)
+    }
+
+    /// Row-major position of the maximum of all elements.
+    ///
+    /// # Errors
+    /// As [`Tensor::max_all`].
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![1i32, 9, 3, 9], &[2, 2])?;
+    /// assert_eq!(a.argmax_all()?, 1);
+    /// assert_eq!(a.t()?.argmax_all()?, 2);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn argmax_all(&self) -> Result<usize> {
+        Ok(self.reduce_all("argmax", &ArgExtreme::<true>, true)? as usize)
+    }
+
+    /// Index along `dim` of the minimum (the first NaN, else the first minimum), as `i64`.
+    ///
+    /// # Errors
+    /// As [`Tensor::max_dim`].
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![4u8, 2, 2, 8], &[2, 2])?;
+    /// assert_eq!(a.argmin_dim(1, false)?.to_vec(), vec![1, 0]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn argmin_dim(&self, dim: usize, keepdim: bool) -> Result<Tensor<i64>> {
+        self.reduce_with("argmin", &[dim], keepdim, &ArgExtreme::<false>, true)
+    }
+
+    /// Position of the minimum among the elements of several dims (see
+    /// [`Tensor::argmax_dims`]).
+    ///
+    /// # Errors
+    /// As [`Tensor::max_dims`].
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![4i16, 2, 2, 1], &[2, 2])?;
+    /// assert_eq!(a.argmin_dims(&[0, 1], true)?.to_vec(), vec![3]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn argmin_dims(&self, dims: &[usize], keepdim: bool) -> Result<Tensor<i64>> {
+        self.reduce_with("argmin", dims, keepdim, &ArgExtreme::<false>, true)
+    }
+
+    /// Row-major position of the minimum of all elements.
+    ///
+    /// # Errors
+    /// As [`Tensor::max_all`].
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![1.0f64, -9.0, 3.0], &[3])?;
+    /// assert_eq!(a.flip(0)?.argmin_all()?, 1);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn argmin_all(&self) -> Result<usize> {
+        Ok(self.reduce_all("argmin", &ArgExtreme::<false>, true)? as usize)
+    }
+}
+
+impl<T: Numeric + Float> Tensor<T> {
+    /// Mean over `dim` (pairwise sum, in `f32` for `f16`/`bf16`, divided by the count; NaN
+    /// over no elements).
+    ///
+    /// # Errors
+    /// As [`Tensor::sum_dim`].
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 5.0], &[2, 2])?;
+    /// assert_eq!(a.mean_dim(0, false)?.to_vec(), vec![2.0, 3.5]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn mean_dim(&self, dim: usize, keepdim: bool) -> Result<Tensor<T>> {
+        self.reduce_with("mean", &[dim], keepdim, &Mean, false)
+    }
+
+    /// Mean over several dims.
+    ///
+    /// # Errors
+    /// As [`Tensor::sum_dims`].
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![1.0f64, 2.0, 3.0, 6.0], &[2, 2])?;
+    /// assert_eq!(a.mean_dims(&[0, 1], true)?.to_vec(), vec![3.0]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn mean_dims(&self, dims: &[usize], keepdim: bool) -> Result<Tensor<T>> {
+        self.reduce_with("mean", dims, keepdim, &Mean, false)
+    }
+
+    /// Mean of every element (NaN for an empty tensor).
+    ///
+    /// # Panics
+    /// As [`Tensor::sum_all`].
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![half::f16::from_f32(1.0), half::f16::from_f32(2.0)], &[2])?;
+    /// assert_eq!(a.mean_all(), half::f16::from_f32(1.5));
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn mean_all(&self) -> T {
+        self.reduce_all("mean", &Mean, false)
+            .unwrap_or_else(|e| panic!("mean_all: {e}"))
+    }
+}
