@@ -7,27 +7,33 @@ use proptest::prelude::*;
 use stridex::matmul::MatmulElement;
 use stridex::{broadcast_shapes, Error, Tensor};
 
-/// An element type under test with its rounding error bound (unit roundoff of the output
-/// type; accumulation is in f32 for all but f64).
+/// An element type under test with its rounding error bound: unit roundoff of the output
+/// type, of the accumulator (f32 for all but f64), and the output's smallest subnormal (the
+/// absolute rounding step near zero).
 trait El: MatmulElement + NumCast + ToPrimitive {
     const OUT_EPS: f64;
     const ACC_EPS: f64;
+    const TINY: f64;
 }
 impl El for f32 {
     const OUT_EPS: f64 = 6e-8;
     const ACC_EPS: f64 = 6e-8;
+    const TINY: f64 = 1.5e-45;
 }
 impl El for f64 {
     const OUT_EPS: f64 = 1.2e-16;
     const ACC_EPS: f64 = 1.2e-16;
+    const TINY: f64 = 5e-324;
 }
 impl El for f16 {
     const OUT_EPS: f64 = 4.9e-4;
     const ACC_EPS: f64 = 6e-8;
+    const TINY: f64 = 6e-8;
 }
 impl El for bf16 {
     const OUT_EPS: f64 = 3.9e-3;
     const ACC_EPS: f64 = 6e-8;
+    const TINY: f64 = 9.2e-41;
 }
 
 /// Deterministic values in [-1, 1) from a seed.
@@ -181,8 +187,8 @@ fn assert_close<T: El>(
     for (idx, ((&x, &w), &m)) in g.iter().zip(&want.1).zip(&want.2).enumerate() {
         let b = base.get(idx).copied().unwrap_or(0.0);
         let w = w + b;
-        let tol =
-            2.0 * (T::OUT_EPS * w.abs() + (k as f64 + 2.0) * T::ACC_EPS * (m + b.abs())) + 1e-30;
+        let rel = T::OUT_EPS * w.abs() + (k as f64 + 2.0) * T::ACC_EPS * (m + b.abs());
+        let tol = 2.0 * rel + T::TINY;
         assert!(
             (x - w).abs() <= tol,
             "{}: entry {idx}: got {x}, want {w} (tol {tol})",
