@@ -1,5 +1,7 @@
 //! Property tests of `Tensor::matmul` / `matmul_into` against a naive triple loop in `f64`, on
 //! small random shapes and random strided views, for every element type.
+//!
+//! Bounded: `PROPTEST_CASES` (default 64) cases per property, dims of size <= 17.
 
 use half::{bf16, f16};
 use num_traits::{NumCast, ToPrimitive};
@@ -206,7 +208,9 @@ fn check_2d<T: El>(m: usize, n: usize, k: usize, va: View, vb: View, seed: u64) 
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(64)
+    ))]
 
     #[test]
     fn matmul_2d_strided_views_match_naive(
