@@ -27,3 +27,14 @@ pub(crate) mod reduce;
 
 pub(crate) use plan::Plan;
 pub(crate) use reduce::{ReduceKind, ReducePlan};
+
+/// Number of elements of a valid layout's `shape`: 0 as soon as one size is 0 (then the other
+/// sizes may be huge and their product must not be formed), else the product, which fits by
+/// Layout invariant 2.
+pub(crate) fn element_count(shape: &[usize]) -> usize {
+    if shape.contains(&0) {
+        0
+    } else {
+        shape.iter().product()
+    }
+}

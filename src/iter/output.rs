@@ -20,13 +20,15 @@
 //!
 //! Reductions apply the same rule to their one input, keeping the order of the kept dims.
 
-use crate::layout::Layout;
+use crate::layout::{row_major_strides, Layout};
 
 /// Strides for a fresh result of `shape` given its inputs' strides broadcast to `shape`; see the
 /// [note](self).
 pub(crate) fn output_strides(shape: &[usize], inputs: &[Vec<isize>]) -> Vec<isize> {
-    let row_major = || Layout::contiguous(shape).map(|l| l.strides().to_vec());
-    let fallback = row_major().expect("the shape of valid input layouts");
+    // Row-major strides exist unless the row-major span overflows, which happens only for an
+    // empty shape with huge other sizes (any strides do for a layout with no elements) or a
+    // shape too large to allocate (which `Layout::new` then reports).
+    let fallback = row_major_strides(shape).unwrap_or_else(|| vec![0; shape.len()]);
     if shape.contains(&0) {
         return fallback;
     }
@@ -88,7 +90,7 @@ fn with_unit_dims(shape: &[usize], strides: &[isize]) -> Vec<isize> {
 /// order if the input is non-overlapping and dense, else row-major. `keep_shape` is the input
 /// shape with reduced dims set to 1; `input` the input's strides.
 pub(crate) fn reduction_strides(keep_shape: &[usize], input: &Layout) -> Vec<isize> {
-    if input.is_non_overlapping_and_dense() && input.numel() > 0 {
+    if !input.shape().contains(&0) && input.is_non_overlapping_and_dense() {
         // Dense order of the input, restricted to the kept dims, with dense strides.
         let order = input.iteration_order();
         let mut strides = vec![0isize; keep_shape.len()];
@@ -147,6 +149,12 @@ mod tests {
         assert_eq!(output_strides(&[0, 4], &[vec![1, 0]]), vec![4, 1]);
         // 0-dim.
         assert_eq!(output_strides(&[], &[vec![]]), Vec::<isize>::new());
+        // Empty with sizes whose row-major span overflows: any strides do.
+        let huge = 1usize << 40;
+        assert_eq!(
+            output_strides(&[0, huge, huge], &[vec![0, 0, 0]]),
+            vec![0, 0, 0]
+        );
     }
 
     #[test]

@@ -72,10 +72,11 @@ impl ReducePlan {
             .map(|d| (keep_shape[d], keep_strides[d]))
             .unzip();
         let out_layout = Layout::new(&out_shape, &out_strides, 0)?;
+        // Saturating: reduced sizes may multiply past usize only if a kept size is 0 (then no
+        // output element exists and the count is never used).
         let count = (0..ndim)
             .filter(|&d| reduced[d])
-            .map(|d| shape[d])
-            .product();
+            .fold(1usize, |c, d| c.saturating_mul(shape[d]));
 
         // Loop operands: input, output (0 on reduced dims), logical index (0 on kept dims).
         let output: Vec<isize> = (0..ndim)

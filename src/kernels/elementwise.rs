@@ -18,7 +18,7 @@ use crate::error::Result;
 use crate::iter::broadcast::{broadcast_all, broadcast_strides};
 use crate::iter::output::output_strides;
 use crate::iter::plan::{Tile, TILE_L};
-use crate::iter::Plan;
+use crate::iter::{element_count, Plan};
 use crate::layout::Layout;
 use crate::storage::Storage;
 
@@ -358,7 +358,7 @@ fn prepare<O: Element>(
         .map(|l| broadcast_strides(l, &shape))
         .collect();
     let out = Layout::new(&shape, &output_strides(&shape, &in_strides), 0)?;
-    let fresh = Storage::<O>::uninit(out.numel())?;
+    let fresh = Storage::<O>::uninit(element_count(out.shape()))?;
     let mut strides = vec![out.strides().to_vec()];
     strides.extend(in_strides);
     let mut offsets = vec![0];

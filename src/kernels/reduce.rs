@@ -25,7 +25,7 @@
 
 use crate::element::Element;
 use crate::error::Result;
-use crate::iter::{ReduceKind, ReducePlan};
+use crate::iter::{element_count, ReduceKind, ReducePlan};
 use crate::layout::Layout;
 use crate::storage::Storage;
 
@@ -64,7 +64,7 @@ pub(crate) fn reduce<T: Element, R: Reducer<T>>(
         layout.fits_in(storage.len()),
         "reduce: layout does not fit its storage"
     );
-    let n_out = plan.out_layout.numel();
+    let n_out = element_count(plan.out_layout.shape());
     let mut fresh = Storage::<R::Out>::uninit(n_out)?;
     let out = fresh.as_mut_ptr();
     if plan.count == 0 {

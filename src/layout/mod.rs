@@ -247,8 +247,13 @@ impl Layout {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn numel(&self) -> usize {
-        // Invariant 2: the product fits.
-        self.shape.iter().product()
+        // Invariant 2: the product fits, once a size-0 dim has been ruled out (the other
+        // sizes of an empty layout may multiply past usize).
+        if self.shape.contains(&0) {
+            0
+        } else {
+            self.shape.iter().product()
+        }
     }
 
     /// Whether the elements are stored in row-major order with no gaps, starting at `offset`.

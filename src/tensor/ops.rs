@@ -443,6 +443,25 @@ mod tests {
     }
 
     #[test]
+    fn huge_empty_and_overflowing_shapes_are_errors_or_empty_never_panics() {
+        let huge = 1usize << 40;
+        let empty = Tensor::<f32>::zeros(&[0]).unwrap();
+        let e = empty.as_strided(&[0, huge, huge], &[0, 0, 0], 0).unwrap();
+        assert_eq!(e.add(&e).unwrap().shape(), &[0, huge, huge]);
+        assert_eq!(e.map(|x| x as i8).shape(), &[0, huge, huge]);
+        assert_eq!(e.sum_dims(&[1, 2], false).unwrap().shape(), &[0]);
+        assert_eq!(e.sum_all(), 0.0);
+        assert!(e.max_all().is_err());
+        // Kept sizes whose product overflows: no output layout exists.
+        assert!(matches!(e.sum_dim(0, false), Err(Error::Overflow { .. })));
+        // Two broadcast operands whose result would have 2^80 elements.
+        let one = Tensor::<f32>::zeros(&[1]).unwrap();
+        let col = one.as_strided(&[huge, 1], &[0, 0], 0).unwrap();
+        let row = one.as_strided(&[1, huge], &[0, 0], 0).unwrap();
+        assert!(matches!(col.add(&row), Err(Error::Overflow { .. })));
+    }
+
+    #[test]
     fn half_precision_ops() {
         use half::{bf16, f16};
         let h = Tensor::from_vec([1.0f32, 4.0, 9.0].map(f16::from_f32).to_vec(), &[3]).unwrap();

@@ -19,7 +19,7 @@ use num_traits::Float;
 use super::Tensor;
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::iter::ReducePlan;
+use crate::iter::{element_count, ReducePlan};
 use crate::kernels::reduce::reduce;
 use crate::kernels::reducers::{ArgExtreme, Extreme, Mean, Prod, Reducer, Sum};
 use crate::scalar::Numeric;
@@ -35,7 +35,7 @@ impl<T: Element> Tensor<T> {
         needs_elements: bool,
     ) -> Result<Tensor<R::Out>> {
         let plan = ReducePlan::new(op, &self.layout, dims, keepdim)?;
-        if needs_elements && plan.count == 0 && plan.out_layout.numel() > 0 {
+        if needs_elements && plan.count == 0 && element_count(plan.out_layout.shape()) > 0 {
             return Err(Error::EmptyReduction {
                 op,
                 dims: dims.to_vec(),
