@@ -255,6 +255,28 @@ pub enum Error {
         /// The shape of the input.
         shape: Vec<usize>,
     },
+    /// `matmul`: the contracted dims of the two operands differ in size.
+    MatmulMismatch {
+        /// Shape of the left operand.
+        a: Vec<usize>,
+        /// Shape of the right operand.
+        b: Vec<usize>,
+        /// The contracted dim of `a` (its last).
+        a_dim: usize,
+        /// The contracted dim of `b` (its second to last, or its only dim).
+        b_dim: usize,
+    },
+    /// `matmul`: the batch dims (all but the two matrix dims) of the operands do not broadcast.
+    MatmulBatchMismatch {
+        /// Shape of the left operand.
+        a: Vec<usize>,
+        /// Shape of the right operand.
+        b: Vec<usize>,
+        /// The batch dims of `a`.
+        a_batch: Vec<usize>,
+        /// The batch dims of `b`.
+        b_batch: Vec<usize>,
+    },
 }
 
 struct Dims<'a, T>(&'a [T]);
@@ -430,6 +452,24 @@ impl fmt::Display for Error {
                  has no value",
                 Dims(dims),
                 Dims(shape)
+            ),
+            Error::MatmulMismatch { a, b, a_dim, b_dim } => write!(
+                f,
+                "matmul: shapes {} and {} cannot be multiplied: contracted dim {a_dim} of the \
+                 left (size {}) differs from contracted dim {b_dim} of the right (size {})",
+                Dims(a),
+                Dims(b),
+                a[*a_dim],
+                b[*b_dim]
+            ),
+            Error::MatmulBatchMismatch { a, b, a_batch, b_batch } => write!(
+                f,
+                "matmul: shapes {} and {} cannot be multiplied: batch dims {} and {} do not \
+                 broadcast",
+                Dims(a),
+                Dims(b),
+                Dims(a_batch),
+                Dims(b_batch)
             ),
         }
     }

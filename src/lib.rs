@@ -79,6 +79,7 @@
 //! - [`scalar`]: what arithmetic means per element type ([`Numeric`]).
 //! - [`error`]: the error type.
 //! - [`audit`]: counting, locating and forbidding copies.
+//! - [`matmul`]: matrix products of strided operands, and the element types they support.
 
 #![warn(missing_docs)]
 
@@ -88,6 +89,7 @@ pub mod error;
 mod iter;
 mod kernels;
 pub mod layout;
+pub mod matmul;
 pub mod scalar;
 pub mod storage;
 mod tensor;

@@ -17,6 +17,7 @@ mod compare;
 mod copy;
 mod fmt;
 mod format;
+mod matmul;
 mod ops;
 mod reduce;
 mod views;

@@ -1,0 +1,450 @@
+//! The GEMM interface: the one function, [`gemm`], through which the rest of the crate
+//! multiplies matrices, and the executors that run a planned [`Batched`] product on storages.
+//!
+//! [`gemm`] takes each matrix as a pointer plus a row and a column stride (in elements, any
+//! sign, zero allowed for reads) and either overwrites C or adds to it. Behind it sits this
+//! crate's own core ([`super::core`], [`super::kernel`]); swapping in another GEMM library
+//! means reimplementing this one function for each element type. See the
+//! [module note](super#note-on-the-gemm-core) for why the core is our own.
+//!
+//! `f16` and `bf16` are packed into `f32` panels; their products are accumulated in an `f32`
+//! workspace over the full `k` and rounded once, when the workspace is written to C.
+
+use half::{bf16, f16, slice::HalfFloatSliceExt};
+use num_traits::Zero;
+
+use super::core::gemm_core;
+use super::kernel::{Accum, Kernel};
+use super::Batched;
+use crate::element::Element;
+use crate::error::Result;
+use crate::storage::Storage;
+
+/// A matrix to read: element `(i, j)` at `ptr + i * rs + j * cs`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MatRef<T> {
+    pub ptr: *const T,
+    pub rs: isize,
+    pub cs: isize,
+}
+
+/// A matrix to write: element `(i, j)` at `ptr + i * rs + j * cs`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MatMut<T> {
+    pub ptr: *mut T,
+    pub rs: isize,
+    pub cs: isize,
+}
+
+impl<T> MatRef<T> {
+    /// The transpose (same elements).
+    pub(crate) fn t(self) -> Self {
+        MatRef {
+            ptr: self.ptr,
+            rs: self.cs,
+            cs: self.rs,
+        }
+    }
+
+    /// Address of element `(i, j)`; computing it is safe, reading it needs `(i, j)` in range.
+    pub(crate) fn at(self, i: usize, j: usize) -> *const T {
+        self.ptr
+            .wrapping_offset(i as isize * self.rs + j as isize * self.cs)
+    }
+}
+
+impl<T> MatMut<T> {
+    /// The transpose (same elements).
+    pub(crate) fn t(self) -> Self {
+        MatMut {
+            ptr: self.ptr,
+            rs: self.cs,
+            cs: self.rs,
+        }
+    }
+
+    /// Address of element `(i, j)`; computing it is safe, writing it needs `(i, j)` in range.
+    pub(crate) fn at(self, i: usize, j: usize) -> *mut T {
+        self.ptr
+            .wrapping_offset(i as isize * self.rs + j as isize * self.cs)
+    }
+}
+
+/// A value that may cross threads although it holds raw pointers.
+///
+/// The parallel loops share the operand pointers between tasks: A and B are only read, and
+/// each task writes a disjoint part of C (the safety contract of [`gemm`]).
+#[derive(Clone, Copy)]
+pub(crate) struct SendPtr<P>(pub P);
+
+// SAFETY: see the type's docs: the pointees are read concurrently but never written, except
+// for disjoint parts of C, one task each.
+unsafe impl<P> Send for SendPtr<P> {}
+// SAFETY: as for `Send`.
+unsafe impl<P> Sync for SendPtr<P> {}
+
+impl<P: Copy> SendPtr<P> {
+    pub(crate) fn get(&self) -> P {
+        self.0
+    }
+}
+
+/// An element type the GEMM core can multiply: how it converts to and from its accumulator.
+///
+/// Public only in name (it sits in a private module): the bound behind
+/// [`MatmulElement`](super::MatmulElement).
+pub trait Scalar: Element {
+    /// What products are summed in.
+    type Acc: Accum;
+    /// Widens to the accumulator type.
+    fn to_acc(self) -> Self::Acc;
+    /// Rounds from the accumulator type.
+    fn from_acc(v: Self::Acc) -> Self;
+    /// `dst[i] = src[i * stride]` widened, for every `i < dst.len()`.
+    ///
+    /// # Safety
+    /// Those `dst.len()` elements must be readable.
+    unsafe fn load_run(src: *const Self, stride: isize, dst: &mut [Self::Acc]);
+    /// `p` itself when `Self` is its own accumulator type (then C is written directly),
+    /// otherwise `None` (then C is written through a workspace).
+    fn as_acc(p: *mut Self) -> Option<*mut Self::Acc>;
+    /// As [`Scalar::as_acc`], for reading.
+    fn as_acc_src(p: *const Self) -> Option<*const Self::Acc>;
+}
+
+/// Strided widening loop shared by the `load_run` impls.
+///
+/// # Safety
+/// As [`Scalar::load_run`].
+unsafe fn load_strided<T: Scalar>(src: *const T, stride: isize, dst: &mut [T::Acc]) {
+    for (i, d) in dst.iter_mut().enumerate() {
+        // SAFETY: i < dst.len(): readable by the caller's contract.
+        *d = unsafe { *src.wrapping_offset(i as isize * stride) }.to_acc();
+    }
+}
+
+/// `src[..len]` as a slice, for unit-stride runs.
+///
+/// # Safety
+/// `len` elements from `src` are readable and not written during the borrow.
+unsafe fn run_slice<'a, T>(src: *const T, len: usize) -> &'a [T] {
+    // SAFETY: the caller's contract; T is Pod, so every bit pattern is a value.
+    unsafe { std::slice::from_raw_parts(src, len) }
+}
+
+macro_rules! identity_scalar {
+    ($($t:ty),*) => {$(
+        impl Scalar for $t {
+            type Acc = $t;
+            fn to_acc(self) -> $t {
+                self
+            }
+            fn from_acc(v: $t) -> $t {
+                v
+            }
+            unsafe fn load_run(src: *const $t, stride: isize, dst: &mut [$t]) {
+                if stride == 1 {
+                    // SAFETY: the caller's contract.
+                    dst.copy_from_slice(unsafe { run_slice(src, dst.len()) });
+                } else {
+                    // SAFETY: the caller's contract.
+                    unsafe { load_strided(src, stride, dst) }
+                }
+            }
+            fn as_acc(p: *mut $t) -> Option<*mut $t> {
+                Some(p)
+            }
+            fn as_acc_src(p: *const $t) -> Option<*const $t> {
+                Some(p)
+            }
+        }
+    )*};
+}
+
+identity_scalar!(f32, f64);
+
+impl Scalar for f16 {
+    type Acc = f32;
+    fn to_acc(self) -> f32 {
+        self.to_f32()
+    }
+    fn from_acc(v: f32) -> f16 {
+        f16::from_f32(v)
+    }
+    unsafe fn load_run(src: *const f16, stride: isize, dst: &mut [f32]) {
+        if stride == 1 {
+            // SAFETY: the caller's contract. `half` converts 8 at a time with F16C when the
+            // CPU has it.
+            unsafe { run_slice(src, dst.len()) }.convert_to_f32_slice(dst);
+        } else {
+            // SAFETY: the caller's contract.
+            unsafe { load_strided(src, stride, dst) }
+        }
+    }
+    fn as_acc(_: *mut f16) -> Option<*mut f32> {
+        None
+    }
+    fn as_acc_src(_: *const f16) -> Option<*const f32> {
+        None
+    }
+}
+
+impl Scalar for bf16 {
+    type Acc = f32;
+    fn to_acc(self) -> f32 {
+        self.to_f32()
+    }
+    fn from_acc(v: f32) -> bf16 {
+        bf16::from_f32(v)
+    }
+    unsafe fn load_run(src: *const bf16, stride: isize, dst: &mut [f32]) {
+        if stride == 1 {
+            // SAFETY: the caller's contract. Widening bf16 is a 16-bit shift, which the
+            // compiler vectorizes.
+            let src = unsafe { run_slice(src, dst.len()) };
+            for (d, s) in dst.iter_mut().zip(src) {
+                *d = f32::from_bits(u32::from(s.to_bits()) << 16);
+            }
+        } else {
+            // SAFETY: the caller's contract.
+            unsafe { load_strided(src, stride, dst) }
+        }
+    }
+    fn as_acc(_: *mut bf16) -> Option<*mut f32> {
+        None
+    }
+    fn as_acc_src(_: *const bf16) -> Option<*const f32> {
+        None
+    }
+}
+
+/// `C = A · B` (`accumulate == false`) or `C += A · B`, for an `m × k` A, a `k × n` B and an
+/// `m × n` C, using up to `threads` threads of the current rayon pool.
+///
+/// # Safety
+/// Every element `(i, p)` of `a` (`i < m`, `p < k`) and `(p, j)` of `b` is readable; every
+/// element `(i, j)` of `c` is writable (and, if `accumulate`, initialized); distinct indices
+/// of `c` address distinct elements; `c` overlaps neither `a` nor `b`; nothing else accesses
+/// `c` during the call. When `!accumulate`, `c` may be uninitialized memory: every element is
+/// written, and none is read.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn gemm<T: Scalar>(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: MatRef<T>,
+    b: MatRef<T>,
+    c: MatMut<T>,
+    accumulate: bool,
+    threads: usize,
+) {
+    let kern = T::Acc::best_kernel();
+    match T::as_acc(c.ptr) {
+        Some(ptr) => {
+            let c = MatMut {
+                ptr,
+                rs: c.rs,
+                cs: c.cs,
+            };
+            // SAFETY: the caller's contract; C has the accumulator type itself.
+            unsafe { gemm_core(m, n, k, a, b, c, accumulate, threads, kern) }
+        }
+        // SAFETY: the caller's contract.
+        None => unsafe { via_workspace(m, n, k, a, b, c, accumulate, threads, kern) },
+    }
+}
+
+/// Rows and columns of C computed per workspace fill for narrow types.
+const WORK_ROWS: usize = 512;
+const WORK_COLS: usize = 2048;
+
+/// [`gemm`] for element types narrower than their accumulator: each block of C is computed in
+/// an accumulator-typed workspace over the whole `k`, then rounded into C once.
+///
+/// # Safety
+/// As [`gemm`].
+#[allow(clippy::too_many_arguments)]
+unsafe fn via_workspace<T: Scalar>(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: MatRef<T>,
+    b: MatRef<T>,
+    c: MatMut<T>,
+    accumulate: bool,
+    threads: usize,
+    kern: Kernel<T::Acc>,
+) {
+    let (rows, cols) = (m.min(WORK_ROWS), n.min(WORK_COLS));
+    let mut work = vec![T::Acc::zero(); rows * cols];
+    for i0 in (0..m).step_by(WORK_ROWS) {
+        for j0 in (0..n).step_by(WORK_COLS) {
+            let (mm, nn) = (WORK_ROWS.min(m - i0), WORK_COLS.min(n - j0));
+            let w = MatMut {
+                ptr: work.as_mut_ptr(),
+                rs: nn as isize,
+                cs: 1,
+            };
+            let (ab, bb) = (
+                MatRef {
+                    ptr: a.at(i0, 0),
+                    ..a
+                },
+                MatRef {
+                    ptr: b.at(0, j0),
+                    ..b
+                },
+            );
+            // SAFETY: rows i0..i0+mm of A and columns j0..j0+nn of B are in range; the
+            // workspace is a separate, row-major mm × nn buffer.
+            unsafe { gemm_core(mm, nn, k, ab, bb, w, false, threads, kern) };
+            for i in 0..mm {
+                for (j, &v) in work[i * nn..(i + 1) * nn].iter().enumerate() {
+                    // SAFETY: (i0 + i, j0 + j) is an element of C.
+                    unsafe {
+                        let p = c.at(i0 + i, j0 + j);
+                        let v = if accumulate { (*p).to_acc() + v } else { v };
+                        *p = T::from_acc(v);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Below this many multiply-adds per product, one thread does the whole product.
+const PARALLEL_MIN_MACS: usize = 1 << 18;
+
+/// Threads to use for `count` products of `m × n × k`: the current rayon pool's size, or one
+/// for small work.
+fn threads_for(count: usize, m: usize, n: usize, k: usize) -> usize {
+    let macs = m.saturating_mul(n).saturating_mul(k).saturating_mul(count);
+    if macs < PARALLEL_MIN_MACS {
+        1
+    } else {
+        rayon::current_num_threads().max(1)
+    }
+}
+
+/// Panics unless the `rows × cols` matrix at `offset` with strides `s` lies inside a storage of
+/// `len` elements (a broken internal invariant: the plan comes from checked layouts).
+fn assert_inside(len: usize, offset: usize, rows: usize, cols: usize, s: super::MatStrides) {
+    if rows == 0 || cols == 0 {
+        return;
+    }
+    let (mut lo, mut hi) = (offset as i128, offset as i128);
+    for span in [
+        (rows as i128 - 1) * s.rs as i128,
+        (cols as i128 - 1) * s.cs as i128,
+    ] {
+        if span < 0 {
+            lo += span;
+        } else {
+            hi += span;
+        }
+    }
+    assert!(
+        lo >= 0 && hi < len as i128,
+        "matmul plan addresses outside its storage"
+    );
+}
+
+/// Runs every product of `plan` reading `a` and `b` and writing through `c_ptr` (a storage of
+/// `c_len` elements).
+///
+/// # Safety
+/// `c_ptr` is valid for writes of `c_len` elements (reads too, and initialized, if
+/// `accumulate`), is not accessed by anything else during the call, and overlaps neither
+/// storage; `plan.c` addresses distinct elements for distinct (product, row, column) indices.
+unsafe fn run<T: Scalar>(
+    plan: &Batched,
+    a: &Storage<T>,
+    b: &Storage<T>,
+    c_ptr: *mut T,
+    c_len: usize,
+    accumulate: bool,
+) {
+    let Batched { m, n, k, .. } = *plan;
+    let mat = |p: *const T, off: usize, s: super::MatStrides| MatRef {
+        ptr: p.wrapping_add(off),
+        rs: s.rs,
+        cs: s.cs,
+    };
+    let one = |q: usize, threads: usize| {
+        let [oa, ob, oc] = plan.offsets(q);
+        if k > 0 {
+            assert_inside(a.len(), oa, m, k, plan.a);
+            assert_inside(b.len(), ob, k, n, plan.b);
+        }
+        assert_inside(c_len, oc, m, n, plan.c);
+        let c = MatMut {
+            ptr: c_ptr.wrapping_add(oc),
+            rs: plan.c.rs,
+            cs: plan.c.cs,
+        };
+        // SAFETY: the offsets and strides were just checked against the storages (A and B
+        // only matter when k > 0); C's products are disjoint (the caller's contract).
+        unsafe {
+            gemm(
+                m,
+                n,
+                k,
+                mat(a.as_ptr(), oa, plan.a),
+                mat(b.as_ptr(), ob, plan.b),
+                c,
+                accumulate,
+                threads,
+            )
+        }
+    };
+    let count = plan.count();
+    let threads = threads_for(count, m, n, k);
+    if threads > 1 && count >= threads {
+        use rayon::prelude::*;
+        let one = SendPtr(&one);
+        (0..count).into_par_iter().for_each(|q| (one.get())(q, 1));
+    } else {
+        let threads = threads_for(1, m, n, k);
+        for q in 0..count {
+            one(q, threads);
+        }
+    }
+}
+
+/// Runs `plan` into a fresh storage of `len` elements laid out as the plan's C.
+///
+/// `plan` must come from [`super::MatmulShape::gemms`] for a layout of `len` elements without
+/// overlap, so its products write every element exactly once.
+pub(crate) fn run_fresh<T: Scalar>(
+    plan: &Batched,
+    a: &Storage<T>,
+    b: &Storage<T>,
+    len: usize,
+) -> Result<Storage<T>> {
+    let mut fresh = Storage::<T>::uninit(len)?;
+    // SAFETY: a new allocation, overlapping nothing, not yet shared; not accumulating, so it
+    // is only written.
+    unsafe { run(plan, a, b, fresh.as_mut_ptr(), len, false) };
+    // SAFETY: the plan's products cover every element of a non-overlapping layout with
+    // `len` elements (its C is row-major, from `Layout::contiguous`), and `gemm` writes
+    // every element of each product.
+    Ok(unsafe { fresh.assume_init() })
+}
+
+/// Runs `plan` into `c`, overwriting or adding to the elements its C addresses.
+///
+/// `plan.c` must address distinct elements for distinct indices (the caller checks the
+/// output layout for overlap).
+pub(crate) fn run_into<T: Scalar>(
+    plan: &Batched,
+    a: &Storage<T>,
+    b: &Storage<T>,
+    c: &mut Storage<T>,
+    accumulate: bool,
+) {
+    let len = c.len();
+    // SAFETY: `&mut Storage` is unique (no view reads it meanwhile) and a distinct allocation
+    // from `a` and `b` (which are borrowed shared at the same time); its elements are
+    // initialized (storage invariant 3); distinctness of C's elements is the caller's check.
+    unsafe { run(plan, a, b, c.as_mut_ptr(), len, accumulate) }
+}
