@@ -9,7 +9,7 @@
 //! always present there); 4- and 8-byte words use AVX2 when the CPU has it (detected once per
 //! copy); elsewhere a portable scalar loop runs.
 //! With `stream`, destination rows are written with non-temporal stores where the address
-//! allows, for destinations larger than the last-level cache.
+//! allows, for copies whose source and destination together exceed the last-level cache.
 
 /// A word type the copy kernel moves, with its block transpose.
 pub(crate) trait Word: Copy + Send + Sync + 'static {
