@@ -129,14 +129,20 @@ impl BufferCache {
         if size > self.limit {
             return vec![(size, buf)];
         }
+        let evicted = self.evict_to(self.limit - size);
+        self.bytes += size;
+        self.free.push((size, buf));
+        evicted
+    }
+
+    /// Removes the oldest buffers until at most `bytes` are held; returns them for freeing.
+    fn evict_to(&mut self, bytes: usize) -> Vec<(usize, CachedBuffer)> {
         let mut evicted = Vec::new();
-        while self.bytes + size > self.limit {
+        while self.bytes > bytes {
             let (s, b) = self.free.remove(0);
             self.bytes -= s;
             evicted.push((s, b));
         }
-        self.bytes += size;
-        self.free.push((size, buf));
         evicted
     }
 }
@@ -155,13 +161,7 @@ pub fn set_buffer_cache_limit(bytes: usize) {
     let evicted = {
         let mut c = cache();
         c.limit = bytes;
-        let mut evicted = Vec::new();
-        while c.bytes > c.limit {
-            let (s, b) = c.free.remove(0);
-            c.bytes -= s;
-            evicted.push((s, b));
-        }
-        evicted
+        c.evict_to(bytes)
     };
     free_evicted(evicted);
 }

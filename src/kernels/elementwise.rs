@@ -24,7 +24,7 @@ use crate::storage::Storage;
 
 use super::parallel::{for_each_chunk, threads_for, SharedPtr};
 use super::transpose::Word;
-use super::unravel::unravel_offsets;
+use super::unravel::{advance_offsets, unravel_offsets};
 
 /// A typed inner loop over runs of `N` operands, operand 0 being the output.
 pub(crate) trait Runs<const N: usize>: Sync {
@@ -117,19 +117,12 @@ unsafe fn run_range<const N: usize, K: Runs<N>>(
         pos += len;
         col = 0;
         // Next row: advance the odometer over the outer dims.
-        for d in (0..inner).rev() {
-            index[d] += 1;
-            if index[d] < outer[d] {
-                for k in 0..N {
-                    row[k] += bstr[d][k];
-                }
-                break;
-            }
-            for k in 0..N {
-                row[k] -= (outer[d] as isize - 1) * bstr[d][k];
-            }
-            index[d] = 0;
-        }
+        advance_offsets(
+            &mut index[..inner],
+            &outer[..inner],
+            &bstr[..inner],
+            &mut row,
+        );
     }
 }
 

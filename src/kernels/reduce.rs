@@ -31,7 +31,7 @@ use crate::storage::Storage;
 
 use super::parallel::{for_each_chunk, threads_for, SharedPtr, PAR_MIN_ELEMS};
 use super::reducers::Reducer;
-use super::unravel::unravel_offsets;
+use super::unravel::{advance_offsets, unravel_offsets};
 
 /// Independent accumulators per run in the inner kernel.
 const LANES: usize = 8;
@@ -251,17 +251,7 @@ unsafe fn leaf<T: Element, R: Reducer<T>, const M: usize>(
         unsafe { fold_runs(r, &mut lanes, runs, run_in, len, first_index, run_idx) };
         pos += len;
         col = 0;
-        for d in (0..space.shape.len()).rev() {
-            index[d] += 1;
-            if index[d] < space.shape[d] {
-                off[0] += space.strides[d][0];
-                off[1] += space.strides[d][1];
-                break;
-            }
-            off[0] -= (space.shape[d] as isize - 1) * space.strides[d][0];
-            off[1] -= (space.shape[d] as isize - 1) * space.strides[d][1];
-            index[d] = 0;
-        }
+        advance_offsets(&mut index, &space.shape, &space.strides, &mut off);
     }
     lanes.map(|mut l| {
         let mut width = LANES;
@@ -421,17 +411,7 @@ unsafe fn row_tree<T: Element, R: Reducer<T>>(
         let (mut index, mut off) = unravel_offsets(lo, &rows.shape, &rows.strides);
         for slot in rows_at.iter_mut().take(hi - lo) {
             *slot = (off[0], off[1] as usize);
-            for d in (0..rows.shape.len()).rev() {
-                index[d] += 1;
-                if index[d] < rows.shape[d] {
-                    off[0] += rows.strides[d][0];
-                    off[1] += rows.strides[d][1];
-                    break;
-                }
-                off[0] -= (rows.shape[d] as isize - 1) * rows.strides[d][0];
-                off[1] -= (rows.shape[d] as isize - 1) * rows.strides[d][1];
-                index[d] = 0;
-            }
+            advance_offsets(&mut index, &rows.shape, &rows.strides, &mut off);
         }
         acc.fill(r.identity());
         let mut quads = rows_at[..hi - lo].chunks_exact(4);

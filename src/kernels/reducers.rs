@@ -55,21 +55,22 @@ impl<T: Numeric> Reducer<T> for Sum {
 /// Mean: the sum divided by the count ([`Numeric::acc_mean`]).
 pub(crate) struct Mean;
 
+/// Accumulates exactly as [`Sum`]; only `finish` differs.
 impl<T: Numeric> Reducer<T> for Mean {
     type Acc = T::Acc;
     type Out = T;
 
     #[inline(always)]
     fn identity(&self) -> T::Acc {
-        T::zero().to_acc()
+        <Sum as Reducer<T>>::identity(&Sum)
     }
     #[inline(always)]
-    fn fold(&self, acc: T::Acc, x: T, _: usize) -> T::Acc {
-        T::acc_add(acc, x.to_acc())
+    fn fold(&self, acc: T::Acc, x: T, i: usize) -> T::Acc {
+        Sum.fold(acc, x, i)
     }
     #[inline(always)]
     fn combine(&self, a: T::Acc, b: T::Acc) -> T::Acc {
-        T::acc_add(a, b)
+        <Sum as Reducer<T>>::combine(&Sum, a, b)
     }
     #[inline(always)]
     fn finish(&self, acc: T::Acc, count: usize) -> T {

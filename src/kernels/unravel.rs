@@ -25,6 +25,32 @@ pub(crate) fn unravel_offsets<const N: usize>(
     (index, offsets)
 }
 
+/// Steps `index` to the next row-major position in `shape`, keeping each operand's offset in
+/// step (`offsets[k] = Σ index[d] * strides[d][k]`); wraps to all zeros after the last.
+///
+/// The same addressing argument as [`unravel_offsets`] keeps every sum in range.
+#[inline]
+pub(crate) fn advance_offsets<const N: usize>(
+    index: &mut [usize],
+    shape: &[usize],
+    strides: &[[isize; N]],
+    offsets: &mut [isize; N],
+) {
+    for d in (0..shape.len()).rev() {
+        index[d] += 1;
+        if index[d] < shape[d] {
+            for k in 0..N {
+                offsets[k] += strides[d][k];
+            }
+            return;
+        }
+        for k in 0..N {
+            offsets[k] -= (shape[d] as isize - 1) * strides[d][k];
+        }
+        index[d] = 0;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -36,5 +62,20 @@ mod tests {
         assert_eq!(off, [7, 101]);
         let (index, off) = unravel_offsets(0, &[], &[] as &[[isize; 1]]);
         assert_eq!((index, off), (vec![], [0]));
+    }
+
+    #[test]
+    fn advancing_matches_unravelling() {
+        let (shape, strides) = ([2, 3, 2], [[6, 1], [2, 10], [1, 100]]);
+        let (mut index, mut off) = unravel_offsets(0, &shape, &strides);
+        for flat in 1..12 {
+            advance_offsets(&mut index, &shape, &strides, &mut off);
+            assert_eq!(
+                (index.clone(), off),
+                unravel_offsets(flat, &shape, &strides)
+            );
+        }
+        advance_offsets(&mut index, &shape, &strides, &mut off);
+        assert_eq!((index, off), (vec![0, 0, 0], [0, 0]));
     }
 }
