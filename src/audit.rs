@@ -14,8 +14,10 @@
 //! # What counts as a copy
 //!
 //! `contiguous()` / `contiguous_in()` when they copy, `contiguous_into`, `copy_into`, `to_vec`,
-//! `reshape` falling back to a copy, and constructing a tensor from a slice or `Vec` (copied into
-//! aligned storage). Computing a new tensor from operands (elementwise ops, reductions, matmul)
+//! `reshape` falling back to a copy, constructing a tensor from a slice or `Vec` (copied into
+//! aligned storage), the copy-on-write a write to a shared tensor makes, and `cat` / `stack` /
+//! `pad` (one event per input copied). A write into existing memory (`fill`, `copy_from`, in-place
+//! arithmetic) is not a copy of a tensor and reports nothing. Computing a new tensor from operands (elementwise ops, reductions, matmul)
 //! is arithmetic, not a copy; packing inside a GEMM kernel is part of that arithmetic. Views
 //! never copy and never report.
 //!
@@ -60,6 +62,12 @@ pub enum CopyReason {
     FromSlice,
     /// `reshape` could not be a view and copied (implicit).
     ReshapeCopy,
+    /// A write (`view_mut`, `fill`, `copy_from`, `add_assign`, ...) to a tensor whose storage
+    /// other tensors share: the writer first gets its own copy, so no other tensor sees the
+    /// write (implicit).
+    CopyOnWrite,
+    /// Building a tensor from parts (`cat`, `stack`, `pad`), asked for.
+    Assemble,
 }
 
 impl CopyReason {
@@ -69,10 +77,11 @@ impl CopyReason {
     /// ```
     /// use stridex::audit::CopyReason;
     /// assert!(CopyReason::ReshapeCopy.is_implicit());
+    /// assert!(CopyReason::CopyOnWrite.is_implicit());
     /// assert!(!CopyReason::Contiguous.is_implicit());
     /// ```
     pub fn is_implicit(self) -> bool {
-        matches!(self, CopyReason::ReshapeCopy)
+        matches!(self, CopyReason::ReshapeCopy | CopyReason::CopyOnWrite)
     }
 
     /// A short name, e.g. `"reshape copy"`.
@@ -89,6 +98,8 @@ impl CopyReason {
             CopyReason::ToVec => "to_vec",
             CopyReason::FromSlice => "from_slice",
             CopyReason::ReshapeCopy => "reshape copy",
+            CopyReason::CopyOnWrite => "copy-on-write",
+            CopyReason::Assemble => "cat/stack/pad",
         }
     }
 }

@@ -217,6 +217,46 @@ pub enum Error {
         /// The destination's strides.
         strides: Vec<isize>,
     },
+    /// A write's source does not broadcast to the destination's shape (a write never changes
+    /// the destination's shape).
+    SourceMismatch {
+        /// The operation, e.g. `"copy_from"`.
+        op: &'static str,
+        /// The destination's shape.
+        dst: Vec<usize>,
+        /// The source's shape.
+        src: Vec<usize>,
+    },
+    /// An operation that builds a tensor from parts (`cat`, `stack`) was given no parts.
+    NoInputs {
+        /// The operation.
+        op: &'static str,
+    },
+    /// The parts given to `cat` or `stack` do not fit together.
+    PartsMismatch {
+        /// The operation.
+        op: &'static str,
+        /// Position of the offending part in the list.
+        index: usize,
+        /// Its shape.
+        shape: Vec<usize>,
+        /// The shape of part 0.
+        first: Vec<usize>,
+        /// For `cat`, the dim along which sizes may differ; `None` for `stack` (all must match).
+        dim: Option<usize>,
+    },
+    /// `as_strided` on a mutable view that shares its storage with a sibling view (from
+    /// `split_at`) would reach elements outside the view.
+    EscapesView {
+        /// The operation.
+        op: &'static str,
+        /// The shape asked for.
+        shape: Vec<usize>,
+        /// The strides asked for.
+        strides: Vec<isize>,
+        /// The storage offset asked for.
+        offset: usize,
+    },
     /// A memory format asked of a layout with the wrong number of dims.
     FormatRank {
         /// The operation.
@@ -419,11 +459,47 @@ impl fmt::Display for Error {
             ),
             Error::SharedStorage { op, holders } => write!(
                 f,
-                "{op}: the destination's storage is shared by {holders} tensors; writing would change the others too; drop the other views or write into a fresh tensor"
+                "{op}: the destination's storage is shared by {holders} tensors; writing would change the others too; drop the other views, or use copy_from / view_mut, which copy on write"
             ),
             Error::OverlappingDestination { op, shape, strides } => write!(
                 f,
-                "{op}: destination shape {} with strides {} addresses some elements more than once; write into a contiguous tensor instead",
+                "{op}: destination shape {} with strides {} addresses some elements more than once (or stridex cannot prove it does not), so a write through it is ambiguous; write into contiguous() or a fresh tensor instead",
+                Dims(shape),
+                Dims(strides)
+            ),
+            Error::SourceMismatch { op, dst, src } => write!(
+                f,
+                "{op}: source shape {} does not broadcast to the destination shape {} (a write \
+                 cannot change the destination's shape); give a source whose dims, counted from \
+                 the right, equal the destination's or are 1",
+                Dims(src),
+                Dims(dst)
+            ),
+            Error::NoInputs { op } => write!(
+                f,
+                "{op}: needs at least one tensor, got an empty list"
+            ),
+            Error::PartsMismatch { op, index, shape, first, dim } => match dim {
+                Some(dim) => write!(
+                    f,
+                    "{op}: tensor {index} has shape {} but tensor 0 has shape {}; every tensor \
+                     needs the same number of dims and the same sizes on every dim but {dim}",
+                    Dims(shape),
+                    Dims(first)
+                ),
+                None => write!(
+                    f,
+                    "{op}: tensor {index} has shape {} but tensor 0 has shape {}; every tensor \
+                     needs the same shape",
+                    Dims(shape),
+                    Dims(first)
+                ),
+            },
+            Error::EscapesView { op, shape, strides, offset } => write!(
+                f,
+                "{op}: shape {} with strides {} at offset {offset} may reach elements outside \
+                 this mutable view, which shares its storage with a sibling from split_at; \
+                 call as_strided before splitting, or on a dense view",
                 Dims(shape),
                 Dims(strides)
             ),

@@ -64,6 +64,44 @@
 //! # Ok::<(), stridex::Error>(())
 //! ```
 //!
+//! # Writing through views
+//!
+//! A `Tensor` is read-only and cheap to share. To write, borrow it mutably:
+//! [`Tensor::view_mut`] gives a [`TensorMut`] over the whole tensor, and its view ops
+//! (`narrow`, `t`, `slice`, `select`, `flip`, `diagonal`, ...) narrow it down to the elements to
+//! write, consuming the view. [`TensorMut::split_at`] gives two disjoint mutable views usable at
+//! the same time, like `slice::split_at_mut`; the borrow checker, not luck, rules out aliasing.
+//! Writes ([`TensorMut::fill`], [`TensorMut::copy_from`], [`TensorMut::set`],
+//! [`TensorMut::map_inplace`], [`TensorMut::add_assign`] and friends, also on `Tensor` itself
+//! and as `+=` operators) read sources through their strides with broadcasting.
+//!
+//! Copy-on-write: if other tensors share the storage, `view_mut` first gives this tensor its
+//! own dense copy in its own memory order, so no other tensor observes the write; a tensor
+//! that holds its storage alone is written in place. The copy is reported to the
+//! [`audit`] and refused inside [`audit::forbid_implicit_copies`]. Layouts that address an
+//! element twice (`expand`, overlapping `unfold`) cannot be written.
+//!
+//! ```
+//! use stridex::Tensor;
+//!
+//! let mut x = Tensor::<f32>::zeros(&[3, 4])?;
+//! x.view_mut()?.narrow(1, 1, 1)?.fill(7.0)?; // column 1 = 7
+//! let (mut top, mut rest) = x.view_mut()?.split_at(0, 1)?;
+//! top.add_assign_scalar(1.0)?;
+//! rest.t()?.copy_from(&Tensor::arange(0.0f32, 8.0, 1.0)?.view(&[4, 2])?)?;
+//! assert_eq!(x.to_vec()[..6], [1.0, 8.0, 1.0, 1.0, 0.0, 2.0]);
+//!
+//! let shared = x.clone();
+//! x.set(&[0, 0], -1.0)?; // copy-on-write: `shared` keeps the old value
+//! assert_eq!((x.get(&[0, 0])?, shared.get(&[0, 0])?), (-1.0, 1.0));
+//!
+//! // Building from parts: one allocation, one pass per input.
+//! let both = Tensor::cat(&[&x, &shared], 0)?;
+//! let padded = x.pad(&[(1, 1), (1, 1)], 0.0)?;
+//! assert_eq!((both.shape(), padded.shape()), (&[6, 4][..], &[5, 6][..]));
+//! # Ok::<(), stridex::Error>(())
+//! ```
+//!
 //! # Errors
 //!
 //! Every fallible operation returns [`Result`] with one error type, [`Error`], whose message
@@ -79,6 +117,7 @@
 //! - [`scalar`]: what arithmetic means per element type ([`Numeric`]).
 //! - [`error`]: the error type.
 //! - [`audit`]: counting, locating and forbidding copies.
+//! - [`tensor_mut`]: [`TensorMut`], the mutable view, and the rules for writing.
 //! - [`matmul`]: matrix products of strided operands, and the element types they support.
 
 #![warn(missing_docs)]
@@ -93,6 +132,7 @@ pub mod matmul;
 pub mod scalar;
 pub mod storage;
 mod tensor;
+pub mod tensor_mut;
 
 pub use element::{DType, Element};
 pub use error::{Error, Result};
@@ -100,6 +140,7 @@ pub use layout::{broadcast_shapes, Layout, MemoryFormat};
 pub use scalar::Numeric;
 pub use storage::Storage;
 pub use tensor::{Iter, Tensor};
+pub use tensor_mut::TensorMut;
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

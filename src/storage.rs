@@ -371,6 +371,62 @@ impl<T: Element> std::fmt::Debug for Storage<T> {
     }
 }
 
+/// A storage borrowed for writing for `'a`: the raw core of
+/// [`TensorMut`](crate::TensorMut).
+///
+/// It is made from `&'a mut Storage<T>` (so no `Arc` holder can read while it lives) and hands
+/// out only a raw pointer; dereferencing it is the kernels' business. It may be duplicated
+/// ([`StorageMut::share`]) so that `TensorMut::split_at` can give two views of one storage: the
+/// rule that each element is reached through at most one of the copies is the invariant of
+/// `TensorMut` (see `src/tensor_mut/mod.rs`), which every kernel writing through it relies on.
+pub(crate) struct StorageMut<'a, T: Element> {
+    ptr: NonNull<T>,
+    len: usize,
+    _borrow: PhantomData<&'a mut [T]>,
+}
+
+// SAFETY: a StorageMut is an exclusive borrow of initialized elements (like `&mut [T]`, which is
+// Send and Sync for T: Send + Sync, as Element requires); copies made by `share` reach disjoint
+// elements (the TensorMut invariant), so moving them to other threads races on nothing.
+unsafe impl<T: Element> Send for StorageMut<'_, T> {}
+// SAFETY: shared access to a StorageMut only reads its pointer and length.
+unsafe impl<T: Element> Sync for StorageMut<'_, T> {}
+
+impl<'a, T: Element> StorageMut<'a, T> {
+    /// Borrows every element of `storage` for writing.
+    pub(crate) fn new(storage: &'a mut Storage<T>) -> StorageMut<'a, T> {
+        StorageMut {
+            ptr: storage.ptr,
+            len: storage.len,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// Another handle on the same elements, for a view that reaches a disjoint part of them.
+    pub(crate) fn share(&self) -> StorageMut<'a, T> {
+        StorageMut {
+            ptr: self.ptr,
+            len: self.len,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// A handle living no longer than `self`'s borrow (for `TensorMut::reborrow`).
+    pub(crate) fn reborrow(&mut self) -> StorageMut<'_, T> {
+        self.share()
+    }
+
+    /// Element 0 of the storage; valid for `len` initialized elements.
+    pub(crate) fn as_ptr(&self) -> *mut T {
+        self.ptr.as_ptr()
+    }
+
+    /// Number of elements of the storage.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+}
+
 /// Fresh memory for `len` elements that a kernel must fill before it becomes a [`Storage`].
 pub(crate) struct UninitStorage<T: Element> {
     ptr: NonNull<T>,

@@ -139,6 +139,32 @@ impl Harness {
         self.rows.push(row);
     }
 
+    /// The rows as a markdown table for writes into existing memory: the `into` measurement
+    /// is the baseline the write must match (its speed over the write's is the last ratio).
+    pub fn table_vs_baseline(&self, other_name: &str) -> String {
+        let mut s = format!(
+            "| case | stridex ms | GB/s | stridex / REF | cold / REF | baseline ms | stridex / \
+             baseline | {other_name} ms | speedup vs {other_name} |\n\
+             |---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+        );
+        let opt = |v: Option<f64>, f: &dyn Fn(f64) -> String| v.map_or("-".into(), f);
+        for r in &self.rows {
+            s += &format!(
+                "| {} | {:.2} | {:.1} | {:.2}x | {:.2}x | {} | {} | {} | {} |\n",
+                r.case,
+                r.fresh_ms,
+                Row::gbps(r.bytes, r.fresh_ms),
+                r.ratio(r.fresh_ms),
+                r.ratio(r.cold_ms),
+                opt(r.into_ms, &|m| format!("{m:.2}")),
+                opt(r.into_ms, &|m| format!("{:.2}x", m / r.fresh_ms)),
+                opt(r.other_ms, &|m| format!("{m:.1}")),
+                opt(r.other_ms, &|m| format!("{:.1}x", m / r.fresh_ms)),
+            );
+        }
+        s + &self.ref_line()
+    }
+
     /// The rows as a markdown table.
     pub fn table(&self, other_name: &str) -> String {
         let mut s = format!(
@@ -160,15 +186,20 @@ impl Harness {
                 opt(r.other_ms, &|m| format!("{:.1}x", m / r.fresh_ms)),
             );
         }
+        s + &self.ref_line()
+    }
+
+    /// The closing line naming REF's median over the run.
+    fn ref_line(&self) -> String {
         let refs: Vec<f64> = self.rows.iter().map(|r| r.ref_ms).collect();
-        if !refs.is_empty() {
-            let ref_ms = median(refs);
-            s += &format!(
-                "\nREF (1-thread memcpy of 64 MiB into a touched buffer): {ref_ms:.2} ms = {:.1} GB/s \
-                 (read + written), median over the run.\n",
-                Row::gbps(REF_MOVED, ref_ms)
-            );
+        if refs.is_empty() {
+            return String::new();
         }
-        s
+        let ref_ms = median(refs);
+        format!(
+            "\nREF (1-thread memcpy of 64 MiB into a touched buffer): {ref_ms:.2} ms = {:.1} GB/s \
+             (read + written), median over the run.\n",
+            Row::gbps(REF_MOVED, ref_ms)
+        )
     }
 }

@@ -1,10 +1,12 @@
 //! The bench report: one markdown table per thread count (1, and all cores) of stridex's
 //! materialising copies as ratios to REF (a 1-thread memcpy of 64 MiB into a touched buffer),
-//! with ndarray side by side. Run with `cargo run --release --example bench_report`.
+//! then elementwise ops and sums, then writes through views, `cat` and `pad`, with ndarray side
+//! by side. Run with `cargo run --release --example bench_report`.
 
 mod copy_cases;
 mod elementwise;
 mod harness;
+mod writes;
 
 fn main() {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -46,5 +48,15 @@ fn main() {
         pool.install(|| elementwise::all(&mut h));
         println!("## {threads} thread(s): elementwise ops and sums (fresh outputs)\n");
         println!("{}", h.table("ndarray"));
+        let mut h = harness::Harness::new(reps);
+        pool.install(|| writes::all(&mut h));
+        println!("## {threads} thread(s): writes through views, cat and pad\n");
+        println!("{}", h.table_vs_baseline("ndarray"));
+        println!(
+            "baseline: the operation the write must match, timed in the same run: \
+             `x.t().contiguous_into` into a reused buffer for the copies, a plain slice fill of \
+             the same bytes for the fill; none for cat and pad (REF is theirs). cold: the \
+             large-buffer cache off (matters only for cat and pad, which allocate).\n"
+        );
     }
 }

@@ -100,15 +100,26 @@ impl Layout {
     /// ```
     pub fn contiguous_in(shape: &[usize], format: MemoryFormat) -> Result<Layout> {
         format.check_ndim("contiguous_in", shape.len())?;
+        Layout::dense_in_order("contiguous_in", shape, &memory_order(format, shape.len()))
+    }
+
+    /// A dense layout of `shape` (offset 0) whose dims sit in memory in `order`, outermost
+    /// first; strides as in [`Layout::contiguous_in`].
+    pub(crate) fn dense_in_order(
+        op: &'static str,
+        shape: &[usize],
+        order: &[usize],
+    ) -> Result<Layout> {
+        debug_assert_eq!(order.len(), shape.len());
         let overflow = || Error::Overflow {
-            op: "contiguous_in",
+            op,
             shape: shape.to_vec(),
             strides: vec![],
         };
         checked_numel(shape).ok_or_else(overflow)?;
         let mut strides = vec![0isize; shape.len()];
         let mut acc: isize = 1;
-        for &d in memory_order(format, shape.len()).iter().rev() {
+        for &d in order.iter().rev() {
             strides[d] = acc;
             // Fits: the product of the sizes (0 counted as 1) is at most the checked count,
             // or, with empty dims, at most the count of the non-empty ones.
@@ -116,7 +127,61 @@ impl Layout {
                 .checked_mul(shape[d].max(1) as isize)
                 .ok_or_else(overflow)?;
         }
-        Layout::checked("contiguous_in", shape.to_vec(), strides, 0)
+        Layout::checked(op, shape.to_vec(), strides, 0)
+    }
+
+    /// A dense layout of this shape (offset 0) that keeps this layout's memory order: dims
+    /// ordered by decreasing `|stride|` as in [`Layout::iteration_order`], all strides positive.
+    /// A row-major layout gives row-major strides, a transposed one transposed strides, a
+    /// channels-last one channels-last strides; a narrowed or flipped view gives the dense
+    /// layout of the same order without the gaps and signs. Size-1 dims get the stride of the
+    /// dim after them in memory, as `contiguous_in` gives them. Empty layouts give row-major.
+    ///
+    /// This is the layout a copy-on-write copy gets (see `Tensor::view_mut`), and the layout
+    /// `pad` gives its result.
+    ///
+    /// # Errors
+    /// [`Error::Overflow`] only for an empty layout whose other sizes are so large that even
+    /// row-major strides overflow.
+    ///
+    /// ```
+    /// use stridex::{Layout, MemoryFormat};
+    /// let t = Layout::contiguous(&[4, 6])?.t()?.narrow(0, 1, 3)?;
+    /// assert_eq!(t.dense_like()?.strides(), &[1, 3]);
+    /// let cl = Layout::contiguous_in(&[2, 3, 4, 5], MemoryFormat::ChannelsLast)?.flip(2)?;
+    /// assert!(cl.dense_like()?.is_contiguous_in(MemoryFormat::ChannelsLast));
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn dense_like(&self) -> Result<Layout> {
+        self.dense_like_with_shape(self.shape())
+    }
+
+    /// A dense layout of `shape` (same ndim as this layout) in this layout's memory order
+    /// ([`Layout::dense_like`]), for results that change sizes but keep the format (`pad`, `cat`).
+    pub(crate) fn dense_like_with_shape(&self, shape: &[usize]) -> Result<Layout> {
+        debug_assert_eq!(shape.len(), self.ndim());
+        if self.numel() == 0 {
+            return Layout::contiguous(shape);
+        }
+        // Size-1 dims go right before the dim that follows them in the original dim order
+        // (their stride is then that dim's extent), the others by decreasing |stride|.
+        let mut big: Vec<usize> = (0..self.ndim()).filter(|&d| self.shape()[d] != 1).collect();
+        big.sort_by_key(|&d| std::cmp::Reverse(self.strides()[d].unsigned_abs()));
+        let mut order = Vec::with_capacity(self.ndim());
+        for &d in &big {
+            let mut first = d;
+            while first > 0 && self.shape()[first - 1] == 1 {
+                first -= 1;
+            }
+            order.extend(first..d);
+            order.push(d);
+        }
+        let trailing = big.iter().max().map_or(0, |&d| d + 1);
+        order.extend(trailing..self.ndim());
+        // Any size-1 dims that sit before a dim placed earlier are already in; the trailing
+        // run goes innermost. Each dim appears once because every size-1 run is attached to
+        // exactly one following big dim, or is the trailing run.
+        Layout::dense_in_order("dense_like", shape, &order)
     }
 
     /// Whether the layout is dense in `format`'s memory order: walking the dims from the
@@ -232,6 +297,37 @@ mod tests {
 
     fn l(shape: &[usize], strides: &[isize]) -> Layout {
         Layout::new(shape, strides, 0).unwrap()
+    }
+
+    #[test]
+    fn dense_like_keeps_the_memory_order() {
+        // (shape, strides, offset) -> dense strides in the same order.
+        type Case<'a> = (&'a [usize], &'a [isize], usize, &'a [isize]);
+        #[rustfmt::skip]
+        let cases: &[Case] = &[
+            (&[2, 3], &[3, 1], 0, &[3, 1]),            // row-major stays row-major
+            (&[3, 2], &[1, 3], 0, &[1, 3]),            // transposed stays transposed
+            (&[2, 3], &[10, 2], 5, &[3, 1]),           // gaps closed, offset 0
+            (&[2, 3], &[-3, 1], 3, &[3, 1]),           // flipped: positive strides
+            (&[4, 1, 5], &[5, 5, 1], 0, &[5, 5, 1]),   // size-1 dims: stride of the dim after
+            (&[5, 1, 4], &[1, 99, 5], 0, &[1, 20, 5]), // size-1 dim before a permuted dim
+            (&[2, 1], &[1, 7], 0, &[1, 1]),            // trailing size-1 dim
+            (&[1, 1], &[3, 9], 0, &[1, 1]),
+            (&[2, 0, 3], &[0, 1, 5], 0, &[3, 3, 1]),   // empty: row-major
+            (&[], &[], 4, &[]),
+        ];
+        for &(shape, strides, offset, want) in cases {
+            let got = Layout::new(shape, strides, offset)
+                .unwrap()
+                .dense_like()
+                .unwrap();
+            assert_eq!(got.strides(), want, "{shape:?} {strides:?}");
+            assert_eq!(got.offset(), 0);
+            assert!(got.is_non_overlapping_and_dense());
+        }
+        let cl = Layout::contiguous_in(&[2, 3, 4, 5], ChannelsLast).unwrap();
+        let v = cl.narrow(2, 1, 2).unwrap().flip(3).unwrap();
+        assert!(v.dense_like().unwrap().is_contiguous_in(ChannelsLast));
     }
 
     #[test]

@@ -45,6 +45,8 @@ mod broadcast;
 mod coalesce;
 mod explain;
 mod format;
+mod overlap;
+mod split;
 mod view;
 mod view_ops;
 
@@ -311,34 +313,30 @@ impl Layout {
         true
     }
 
-    /// Whether no two indices address the same storage offset (a sufficient test, as in
-    /// ndarray: sorted by `|stride|`, each dim of size > 1 must step past everything the
-    /// smaller dims span). Layouts with a stride-0 dim of size > 1 overlap; every
-    /// non-overlapping-and-dense, transposed, narrowed, sliced or flipped layout passes.
+    /// Whether no two indices address the same storage offset, so writing through the layout
+    /// is well defined.
+    ///
+    /// Exact up to a work bound, refusing beyond it. A cheap span test accepts what transposing,
+    /// narrowing, slicing, flipping, selecting and taking diagonals make of a dense layout;
+    /// otherwise a bounded exact search decides (always when at most two dims of size > 1
+    /// remain, and for small layouts), and a layout it cannot decide within its bound counts as
+    /// overlapping. It never returns `true` for an overlapping layout. Signs of strides do not
+    /// matter, a stride-0 dim of size > 1 overlaps, and layouts with at most one element never
+    /// do.
     ///
     /// ```
     /// use stridex::Layout;
     /// assert!(Layout::contiguous(&[4, 5])?.slice(1, 0, 5, 2)?.flip(0)?.is_non_overlapping());
+    /// // Offsets 0, 3, 2, 5, 4, 7: interleaved but distinct.
+    /// assert!(Layout::new(&[3, 2], &[2, 3], 0)?.is_non_overlapping());
     /// assert!(!Layout::contiguous(&[1, 5])?.expand(&[3, 5])?.is_non_overlapping());
     /// assert!(!Layout::new(&[4, 3], &[1, 1], 0)?.is_non_overlapping());
+    /// // Sliding windows of length 3 with step 2 share elements.
+    /// assert!(!Layout::contiguous(&[7])?.unfold(0, 3, 2)?.is_non_overlapping());
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn is_non_overlapping(&self) -> bool {
-        if self.numel() <= 1 {
-            return true;
-        }
-        let mut dims: Vec<usize> = (0..self.ndim()).filter(|&d| self.shape[d] > 1).collect();
-        dims.sort_by_key(|&d| self.strides[d].unsigned_abs());
-        // The span of the dims seen so far: an addressed distance, so it fits (invariant 3).
-        let mut span = 0usize;
-        for d in dims {
-            let s = self.strides[d].unsigned_abs();
-            if s <= span {
-                return false;
-            }
-            span += (self.shape[d] - 1) * s;
-        }
-        true
+        self.overlap() == overlap::Overlap::None
     }
 
     /// The storage offset of the element at multi-index `index`.

@@ -498,6 +498,23 @@ impl Layout {
     pub fn as_strided(&self, shape: &[usize], strides: &[isize], offset: usize) -> Result<Layout> {
         Layout::checked("as_strided", shape.to_vec(), strides.to_vec(), offset)
     }
+
+    /// Checks that the layout fits a storage of `storage_len` elements ([`Layout::fits_in`]).
+    ///
+    /// # Errors
+    /// [`Error::OutOfBounds`] naming `op`, the highest offset the layout needs and the length.
+    pub(crate) fn check_fits(&self, op: &'static str, storage_len: usize) -> Result<()> {
+        match self.offset_range() {
+            Some((_, hi)) if hi >= storage_len => Err(Error::OutOfBounds {
+                op,
+                offset: hi,
+                storage_len,
+                shape: self.shape.clone(),
+                strides: self.strides.clone(),
+            }),
+            _ => Ok(()),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -104,7 +104,8 @@ impl<T: Element> Tensor<T> {
 
     /// Copies this tensor's elements to the same indices of `dst`, honouring `dst`'s strides
     /// (no allocation). `dst` must own its storage alone, since writing through a shared
-    /// storage would change the other tensors viewing it.
+    /// storage would change the other tensors viewing it; [`Tensor::copy_from`] (the same copy
+    /// seen from the destination, with broadcasting) copies on write instead.
     ///
     /// # Errors
     /// [`Error::ShapeMismatch`] if the shapes differ, [`Error::SharedStorage`] if another tensor

@@ -12,6 +12,7 @@
 //! relies on it.
 
 mod access;
+mod build;
 mod cast;
 mod compare;
 mod copy;
@@ -21,6 +22,7 @@ mod matmul;
 mod ops;
 mod reduce;
 mod views;
+mod write;
 
 pub use access::Iter;
 
@@ -174,21 +176,8 @@ impl<T: Element> Tensor<T> {
     /// ```
     pub fn from_storage(storage: impl Into<Arc<Storage<T>>>, layout: Layout) -> Result<Tensor<T>> {
         let storage = storage.into();
-        Self::check_fits("from_storage", &layout, storage.len())?;
+        layout.check_fits("from_storage", storage.len())?;
         Ok(Self::from_parts(storage, layout))
-    }
-
-    pub(crate) fn check_fits(op: &'static str, layout: &Layout, storage_len: usize) -> Result<()> {
-        match layout.offset_range() {
-            Some((_, hi)) if hi >= storage_len => Err(Error::OutOfBounds {
-                op,
-                offset: hi,
-                storage_len,
-                shape: layout.shape().to_vec(),
-                strides: layout.strides().to_vec(),
-            }),
-            _ => Ok(()),
-        }
     }
 
     /// The size of each dim.

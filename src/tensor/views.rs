@@ -241,7 +241,7 @@ impl<T: Element> Tensor<T> {
         offset: usize,
     ) -> Result<Tensor<T>> {
         let layout = self.layout.as_strided(shape, strides, offset)?;
-        Self::check_fits("as_strided", &layout, self.storage.len())?;
+        layout.check_fits("as_strided", self.storage.len())?;
         self.derive(layout)
     }
 }

@@ -1,0 +1,307 @@
+//! Writing to a tensor: `view_mut` (copy-on-write) and the write methods that forward to
+//! [`TensorMut`], plus the `std::ops` assignment operators.
+//!
+//! # Note [copy-on-write]
+//!
+//! A tensor's storage may be shared with other tensors (views, clones). A write must not be
+//! seen by them, so `view_mut` follows `Arc::make_mut`: a tensor that holds its storage alone
+//! (no other `Arc`, no `Weak`) is written in place, whatever its layout; otherwise it first
+//! gets its own copy and is rebound to it. The copy holds only this tensor's elements, laid out
+//! densely in the tensor's memory order ([`Layout::dense_like`]: a transposed view stays
+//! transposed, a channels-last one channels-last, a narrowed one loses its gaps, a flipped one
+//! its negative strides). It is reported to the copy audit as [`CopyReason::CopyOnWrite`], an
+//! implicit copy, so inside [`forbid_implicit_copies`](crate::audit::forbid_implicit_copies) it
+//! is an `Err` instead. A layout that may address an element twice is refused first, shared or
+//! not, since no copy could say which of the aliased writes wins.
+
+use std::sync::Arc;
+
+use super::Tensor;
+use crate::audit::CopyReason;
+use crate::element::Element;
+use crate::error::Result;
+use crate::layout::Layout;
+use crate::scalar::Numeric;
+use crate::tensor_mut::{check_writable, TensorMut};
+
+impl<T: Element> Tensor<T> {
+    /// A mutable view of the whole tensor; see the Note [copy-on-write] in this module's source
+    /// (`src/tensor/write.rs`) and [`TensorMut`].
+    ///
+    /// If other tensors share this tensor's storage, this tensor first gets its own dense copy
+    /// in its own memory order (an implicit copy, [`CopyReason::CopyOnWrite`]); the others keep
+    /// the old storage and never see a write. A tensor that holds its storage alone is never
+    /// copied.
+    ///
+    /// # Errors
+    /// [`Error::OverlappingDestination`](crate::Error::OverlappingDestination) if the layout may
+    /// address an element twice (an expanded or unfolded view), decided before any copy;
+    /// [`Error::ImplicitCopy`](crate::Error::ImplicitCopy) if a copy is needed inside
+    /// `forbid_implicit_copies`; [`Error::Alloc`](crate::Error::Alloc).
+    ///
+    /// ```
+    /// use stridex::Tensor;
+    /// let a = Tensor::from_vec(vec![1, 2, 3, 4], &[2, 2])?;
+    /// let mut b = a.t()?; // shares a's storage
+    /// b.view_mut()?.set(&[0, 1], 9)?; // b gets its own copy first
+    /// assert_eq!(a.to_vec(), vec![1, 2, 3, 4]);
+    /// assert_eq!(b.to_vec(), vec![1, 9, 2, 4]);
+    /// assert!(!b.shares_storage(&a) && b.strides() == &[1, 2]); // still transposed
+    /// assert!(Tensor::<f32>::zeros(&[1, 3])?.expand(&[2, 3])?.view_mut().is_err());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn view_mut(&mut self) -> Result<TensorMut<'_, T>> {
+        check_writable("view_mut", &self.layout, self.storage.len())?;
+        if Arc::get_mut(&mut self.storage).is_none() {
+            let dst = self.layout.dense_like()?;
+            *self = self.copy_to_fresh(dst, CopyReason::CopyOnWrite)?;
+        }
+        let storage = Arc::get_mut(&mut self.storage)
+            .expect("a fresh copy-on-write storage has no other holder");
+        TensorMut::new(storage, self.layout.clone())
+    }
+
+    /// Sets every element to `value` (copy-on-write as [`Tensor::view_mut`]).
+    ///
+    /// # Errors
+    /// As [`Tensor::view_mut`].
+    ///
+    /// ```
+    /// let mut x = stridex::Tensor::<i16>::zeros(&[2, 2])?;
+    /// x.fill(3)?;
+    /// assert_eq!(x.to_vec(), vec![3; 4]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn fill(&mut self, value: T) -> Result<()> {
+        self.view_mut()?.fill(value)
+    }
+
+    /// Copies `src`, broadcast to this tensor's shape, into it ([`TensorMut::copy_from`];
+    /// copy-on-write as [`Tensor::view_mut`]).
+    ///
+    /// # Errors
+    /// [`Error::SourceMismatch`](crate::Error::SourceMismatch), checked before any copy-on-write;
+    /// as [`Tensor::view_mut`].
+    ///
+    /// ```
+    /// use stridex::Tensor;
+    /// let mut x = Tensor::<f32>::zeros(&[2, 3])?;
+    /// x.copy_from(&Tensor::from_vec(vec![1.0, 2.0, 3.0], &[3])?)?;
+    /// assert_eq!(x.to_vec(), vec![1.0, 2.0, 3.0, 1.0, 2.0, 3.0]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn copy_from(&mut self, src: &Tensor<T>) -> Result<()> {
+        self.check_source("copy_from", src.layout())?;
+        self.view_mut()?.copy_from(src)
+    }
+
+    /// Sets the element at `index` (copy-on-write as [`Tensor::view_mut`]).
+    ///
+    /// # Errors
+    /// [`Error::IndexRank`](crate::Error::IndexRank),
+    /// [`Error::IndexOutOfRange`](crate::Error::IndexOutOfRange) (checked before any
+    /// copy-on-write); as [`Tensor::view_mut`].
+    ///
+    /// ```
+    /// let mut x = stridex::Tensor::<u8>::zeros(&[2, 2])?;
+    /// x.set(&[1, 0], 5)?;
+    /// assert_eq!(x.to_vec(), vec![0, 0, 5, 0]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn set(&mut self, index: &[usize], value: T) -> Result<()> {
+        self.layout.offset_of_for("set", index)?;
+        self.view_mut()?.set(index, value)
+    }
+
+    /// Replaces every element `x` by `f(x)` (copy-on-write as [`Tensor::view_mut`]).
+    ///
+    /// # Errors
+    /// As [`Tensor::view_mut`].
+    ///
+    /// ```
+    /// let mut x = stridex::Tensor::from_vec(vec![1i32, -2], &[2])?;
+    /// x.map_inplace(|v| v * 10)?;
+    /// assert_eq!(x.to_vec(), vec![10, -20]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn map_inplace<F: Fn(T) -> T + Sync>(&mut self, f: F) -> Result<()> {
+        self.view_mut()?.map_inplace(f)
+    }
+
+    /// `Err` naming `op` if `src` does not broadcast to this tensor's shape.
+    fn check_source(&self, op: &'static str, src: &Layout) -> Result<()> {
+        src.expand(self.shape())
+            .map(|_| ())
+            .map_err(|_| crate::Error::SourceMismatch {
+                op,
+                dst: self.shape().to_vec(),
+                src: src.shape().to_vec(),
+            })
+    }
+}
+
+impl<T: Numeric> Tensor<T> {
+    /// `self += src` elementwise, `src` broadcast to this tensor's shape
+    /// ([`TensorMut::add_assign`]; copy-on-write as [`Tensor::view_mut`]).
+    ///
+    /// # Errors
+    /// [`Error::SourceMismatch`](crate::Error::SourceMismatch) (before any copy-on-write); as
+    /// [`Tensor::view_mut`].
+    ///
+    /// ```
+    /// use stridex::Tensor;
+    /// let mut x = Tensor::from_vec(vec![1.0f32, 2.0], &[2])?;
+    /// x.add_assign(&Tensor::from_vec(vec![0.5, 0.5], &[2])?)?;
+    /// assert_eq!(x.to_vec(), vec![1.5, 2.5]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn add_assign(&mut self, src: &Tensor<T>) -> Result<()> {
+        self.check_source("add_assign", src.layout())?;
+        self.view_mut()?.add_assign(src)
+    }
+
+    /// `self -= src` elementwise ([`TensorMut::sub_assign`]).
+    ///
+    /// # Errors
+    /// As [`Tensor::add_assign`].
+    ///
+    /// ```
+    /// use stridex::Tensor;
+    /// let mut x = Tensor::from_vec(vec![3i64, 4], &[2])?;
+    /// x.sub_assign(&Tensor::from_vec(vec![1, 1], &[2])?)?;
+    /// assert_eq!(x.to_vec(), vec![2, 3]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn sub_assign(&mut self, src: &Tensor<T>) -> Result<()> {
+        self.check_source("sub_assign", src.layout())?;
+        self.view_mut()?.sub_assign(src)
+    }
+
+    /// `self *= src` elementwise ([`TensorMut::mul_assign`]).
+    ///
+    /// # Errors
+    /// As [`Tensor::add_assign`].
+    ///
+    /// ```
+    /// use stridex::Tensor;
+    /// let mut x = Tensor::from_vec(vec![3u16, 4], &[2])?;
+    /// x.mul_assign(&Tensor::full(&[1], 2)?)?;
+    /// assert_eq!(x.to_vec(), vec![6, 8]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn mul_assign(&mut self, src: &Tensor<T>) -> Result<()> {
+        self.check_source("mul_assign", src.layout())?;
+        self.view_mut()?.mul_assign(src)
+    }
+
+    /// `self /= src` elementwise ([`TensorMut::div_assign`]).
+    ///
+    /// # Errors
+    /// As [`Tensor::add_assign`]; [`Error::DivisionByZero`](crate::Error::DivisionByZero) for
+    /// an integer zero divisor (nothing is written).
+    ///
+    /// ```
+    /// use stridex::Tensor;
+    /// let mut x = Tensor::from_vec(vec![3.0f64, 4.0], &[2])?;
+    /// x.div_assign(&Tensor::full(&[], 2.0)?)?;
+    /// assert_eq!(x.to_vec(), vec![1.5, 2.0]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn div_assign(&mut self, src: &Tensor<T>) -> Result<()> {
+        self.check_source("div_assign", src.layout())?;
+        self.view_mut()?.div_assign(src)
+    }
+}
+
+/// Implements `std::ops::XAssign<&Tensor<T>>` and `XAssign<T>` (scalar) for `Tensor<T>`.
+macro_rules! assign_ops {
+    ($($trait:ident $method:ident $fallible:ident $scalar:ident;)*) => {$(
+        /// The operator form of the method of the same name.
+        ///
+        /// # Panics
+        /// If the method returns `Err`: the source does not broadcast to this tensor's shape,
+        /// the layout may address an element twice, a copy-on-write is forbidden or cannot be
+        /// allocated, or an integer divisor is 0 (as ndarray's operators panic on a shape
+        /// mismatch). Call the method for a `Result`.
+        impl<T: Numeric> std::ops::$trait<&Tensor<T>> for Tensor<T> {
+            #[track_caller]
+            fn $method(&mut self, rhs: &Tensor<T>) {
+                self.$fallible(rhs)
+                    .unwrap_or_else(|e| panic!("{}: {e}", stringify!($method)));
+            }
+        }
+
+        /// The operator form with a scalar right-hand side.
+        ///
+        /// # Panics
+        /// As the tensor form.
+        impl<T: Numeric> std::ops::$trait<T> for Tensor<T> {
+            #[track_caller]
+            fn $method(&mut self, rhs: T) {
+                self.view_mut()
+                    .and_then(|mut v| v.$scalar(rhs))
+                    .unwrap_or_else(|e| panic!("{}: {e}", stringify!($method)));
+            }
+        }
+    )*};
+}
+
+assign_ops! {
+    AddAssign add_assign add_assign add_assign_scalar;
+    SubAssign sub_assign sub_assign sub_assign_scalar;
+    MulAssign mul_assign mul_assign mul_assign_scalar;
+    DivAssign div_assign div_assign div_assign_scalar;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audit;
+
+    #[test]
+    fn operators_forward_to_the_methods() {
+        let mut x = Tensor::from_vec(vec![1i32, 2, 3, 4], &[2, 2]).unwrap();
+        let y = Tensor::from_vec(vec![10i32, 20], &[2]).unwrap();
+        x += &y;
+        x *= 2;
+        x -= 1;
+        x /= &Tensor::full(&[], 3).unwrap();
+        // ((v + row) * 2 - 1) / 3, truncating.
+        assert_eq!(x.to_vec(), vec![7, 14, 8, 15]);
+    }
+
+    #[test]
+    #[should_panic(expected = "add_assign")]
+    fn operator_panics_on_a_mismatch() {
+        let mut x = Tensor::<f32>::zeros(&[2, 2]).unwrap();
+        x += &Tensor::<f32>::zeros(&[3]).unwrap();
+    }
+
+    #[test]
+    fn copy_on_write_is_audited_and_can_be_forbidden() {
+        let a = Tensor::<f32>::zeros(&[4, 4]).unwrap();
+        let mut b = a.narrow(0, 1, 2).unwrap();
+        let (r, report) = audit::record(|| b.fill(1.0));
+        r.unwrap();
+        assert_eq!(report.count(), 1);
+        assert_eq!(report.events()[0].reason, CopyReason::CopyOnWrite);
+        assert_eq!(report.bytes(), 8 * 4);
+        // b now holds its own storage of exactly its 8 elements: no further copy.
+        assert_eq!(b.storage().len(), 8);
+        let (_, again) = audit::record(|| b.fill(2.0));
+        assert_eq!(again.count(), 0);
+        let mut c = a.clone();
+        let err = audit::forbid_implicit_copies(|| c.fill(1.0)).unwrap_err();
+        assert!(matches!(err, crate::Error::ImplicitCopy { .. }));
+        assert!(a.to_vec().iter().all(|&v| v == 0.0));
+    }
+}
