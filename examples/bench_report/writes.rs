@@ -1,6 +1,6 @@
 //! The write cases: copies through mutable views, fills, `cat` and `pad`, each next to the
 //! operation it must match (`contiguous_into` into the same buffer, a plain slice fill of the
-//! same bytes, or REF alone) and to ndarray's `assign`, `fill`, `concatenate` and a zeroed
+//! same bytes, or REF alone) and to ndarray's `assign`, `fill`, `concatenate`, `stack` and a zeroed
 //! array with a sliced `assign`.
 //!
 //! Bytes: copies count the bytes read plus written; a fill counts the bytes written.
@@ -104,6 +104,19 @@ pub fn all(h: &mut Harness) {
                 black_box(ndarray::concatenate(Axis(dim), &views).expect("fits"));
             }),
         );
+        if dim == 0 {
+            h.case(
+                &format!("stack 4 x {shape:?} f32 along dim 0"),
+                2 * mat,
+                &mut || {
+                    black_box(Tensor::stack(black_box(&refs), 0).expect("fits"));
+                },
+                None,
+                Some(&mut || {
+                    black_box(ndarray::stack(Axis(0), &views).expect("fits"));
+                }),
+            );
+        }
     }
 
     let shape = [32, 64, 56, 56];

@@ -131,11 +131,12 @@ impl Layout {
     }
 
     /// A dense layout of this shape (offset 0) that keeps this layout's memory order: dims
-    /// ordered by decreasing `|stride|` as in [`Layout::iteration_order`], all strides positive.
+    /// ordered by decreasing `|stride|` (ties in dim order), all strides positive.
     /// A row-major layout gives row-major strides, a transposed one transposed strides, a
     /// channels-last one channels-last strides; a narrowed or flipped view gives the dense
-    /// layout of the same order without the gaps and signs. Size-1 dims get the stride of the
-    /// dim after them in memory, as `contiguous_in` gives them. Empty layouts give row-major.
+    /// layout of the same order without the gaps and signs. Size-1 dims are placed by their
+    /// strides as well (ties in dim order), so a channels-last batch of one stays channels-last
+    /// when the batch grows. Empty layouts give row-major.
     ///
     /// This is the layout a copy-on-write copy gets (see `Tensor::view_mut`), and the layout
     /// `pad` gives its result.
@@ -163,24 +164,13 @@ impl Layout {
         if self.numel() == 0 {
             return Layout::contiguous(shape);
         }
-        // Size-1 dims go right before the dim that follows them in the original dim order
-        // (their stride is then that dim's extent), the others by decreasing |stride|.
-        let mut big: Vec<usize> = (0..self.ndim()).filter(|&d| self.shape()[d] != 1).collect();
-        big.sort_by_key(|&d| std::cmp::Reverse(self.strides()[d].unsigned_abs()));
-        let mut order = Vec::with_capacity(self.ndim());
-        for &d in &big {
-            let mut first = d;
-            while first > 0 && self.shape()[first - 1] == 1 {
-                first -= 1;
-            }
-            order.extend(first..d);
-            order.push(d);
-        }
-        let trailing = big.iter().max().map_or(0, |&d| d + 1);
-        order.extend(trailing..self.ndim());
-        // Any size-1 dims that sit before a dim placed earlier are already in; the trailing
-        // run goes innermost. Each dim appears once because every size-1 run is attached to
-        // exactly one following big dim, or is the trailing run.
+        // By decreasing |stride|, ties in dim order. Size-1 dims are placed by their strides
+        // too: a channels-last batch of one keeps N outermost (stride C*H*W), and a size-1 dim
+        // with the conventional stride of `contiguous` / `unsqueeze` (that of the dim after it
+        // times its size) ties with the dim before it and stays after it, so a row-major layout
+        // stays row-major when the size-1 dim grows (`pad`, `cat`).
+        let mut order: Vec<usize> = (0..self.ndim()).collect();
+        order.sort_by_key(|&d| std::cmp::Reverse(self.strides()[d].unsigned_abs()));
         Layout::dense_in_order("dense_like", shape, &order)
     }
 
@@ -311,7 +301,8 @@ mod tests {
             (&[2, 3], &[-3, 1], 3, &[3, 1]),           // flipped: positive strides
             (&[4, 1, 5], &[5, 5, 1], 0, &[5, 5, 1]),   // size-1 dims: stride of the dim after
             (&[5, 1, 4], &[1, 99, 5], 0, &[1, 20, 5]), // size-1 dim before a permuted dim
-            (&[2, 1], &[1, 7], 0, &[1, 1]),            // trailing size-1 dim
+            (&[2, 1], &[1, 7], 0, &[1, 2]),            // size-1 dims placed by stride too
+            (&[1, 3, 2, 2], &[12, 1, 6, 3], 0, &[12, 1, 6, 3]), // channels-last, batch of one
             (&[1, 1], &[3, 9], 0, &[1, 1]),
             (&[2, 0, 3], &[0, 1, 5], 0, &[3, 3, 1]),   // empty: row-major
             (&[], &[], 4, &[]),

@@ -22,7 +22,7 @@ use crate::element::Element;
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::scalar::Numeric;
-use crate::tensor_mut::{check_writable, TensorMut};
+use crate::tensor_mut::{check_divisor, check_writable, TensorMut};
 
 impl<T: Element> Tensor<T> {
     /// A mutable view of the whole tensor; see the Note [copy-on-write] in this module's source
@@ -206,7 +206,7 @@ impl<T: Numeric> Tensor<T> {
     ///
     /// # Errors
     /// As [`Tensor::add_assign`]; [`Error::DivisionByZero`](crate::Error::DivisionByZero) for
-    /// an integer zero divisor (nothing is written).
+    /// an integer zero divisor (checked before any copy-on-write: nothing is copied or written).
     ///
     /// ```
     /// use stridex::Tensor;
@@ -218,6 +218,7 @@ impl<T: Numeric> Tensor<T> {
     #[track_caller]
     pub fn div_assign(&mut self, src: &Tensor<T>) -> Result<()> {
         self.check_source("div_assign", src.layout())?;
+        check_divisor("div_assign", self.numel(), src)?;
         self.view_mut()?.div_assign(src)
     }
 }

@@ -44,6 +44,8 @@
 mod views;
 mod writes;
 
+pub(crate) use writes::check_divisor;
+
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::kernels::inplace;

@@ -23,6 +23,20 @@ fn broadcast_source(op: &'static str, src: &Layout, shape: &[usize]) -> Result<L
     })
 }
 
+/// `Err(DivisionByZero)` if `T` is an integer type, the destination has elements and `src`
+/// holds a 0 (every element of a source broadcast to a non-empty destination is used).
+pub(crate) fn check_divisor<T: Numeric>(
+    op: &'static str,
+    numel: usize,
+    src: &Tensor<T>,
+) -> Result<()> {
+    let integer = T::zero().elem_div(T::zero()).is_none();
+    if integer && numel > 0 && src.iter().any(|y| y.is_zero()) {
+        return Err(Error::DivisionByZero { op });
+    }
+    Ok(())
+}
+
 impl<T: Element> TensorMut<'_, T> {
     /// Sets every element of the view to `value`.
     ///
@@ -205,10 +219,7 @@ impl<T: Numeric> TensorMut<'_, T> {
     /// ```
     pub fn div_assign(&mut self, src: &Tensor<T>) -> Result<()> {
         broadcast_source("div_assign", src.layout(), self.shape())?;
-        let integer = T::zero().elem_div(T::zero()).is_none();
-        if integer && self.numel() > 0 && src.iter().any(|y| y.is_zero()) {
-            return Err(Error::DivisionByZero { op: "div_assign" });
-        }
+        check_divisor("div_assign", self.numel(), src)?;
         // Integer divisors are all non-zero here, so `elem_div` always has a value.
         self.update("div_assign", src, |x, y| x.elem_div(y).unwrap_or(x))
     }

@@ -1232,3 +1232,141 @@ impl Val for half::bf16 {
         half::bf16::from_f32((i % 256) as f32)
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Tensors of a given shape with a random layout (write and build property tests)
+// ---------------------------------------------------------------------------------------------
+
+impl Val for i32 {
+    fn from_index(i: usize) -> Self {
+        i as i32
+    }
+}
+impl Val for i16 {
+    fn from_index(i: usize) -> Self {
+        (i % 30_000) as i16
+    }
+}
+
+/// `Ok` of a library result, or a test failure naming `what`.
+pub fn okay<X>(r: Result<X, Error>, what: impl std::fmt::Display) -> Result<X, TestCaseError> {
+    r.map_err(|e| TestCaseError::fail(format!("{what}: {e}")))
+}
+
+/// Whether a model view addresses each storage offset at most once.
+pub fn distinct(offs: &[i128]) -> bool {
+    let mut s = offs.to_vec();
+    s.sort_unstable();
+    s.windows(2).all(|w| w[0] != w[1])
+}
+
+/// How to lay out a tensor of a given shape: a storage order of the dims (a permutation, from
+/// `perm`) and per dim a mode (from `modes[d] % 10`): 0..=3 plain, 4..=5 flipped, 6 every
+/// second element of a twice as long dim, 7 the same backwards, 8 narrowed from a longer dim,
+/// 9 expanded from size 1 (only when expanding is allowed, else plain).
+#[derive(Clone, Debug)]
+pub struct Recipe {
+    pub perm: Vec<u8>,
+    pub modes: Vec<u8>,
+}
+
+pub fn arb_recipe() -> impl Strategy<Value = Recipe> {
+    (seed(), prop::collection::vec(any::<u8>(), 6)).prop_map(|(perm, modes)| Recipe { perm, modes })
+}
+
+/// A tensor built by [`build`]: the tensor (sole holder of its storage), its model (offsets
+/// into the storage) and the storage contents.
+pub struct Built<T: Element> {
+    pub t: Tensor<T>,
+    pub m: Model,
+    pub storage: Vec<T>,
+}
+
+impl<T: Element> Built<T> {
+    /// The tensor's elements in row-major order, by the model.
+    pub fn values(&self) -> Vec<T> {
+        self.m
+            .offs
+            .iter()
+            .map(|&o| self.storage[o as usize])
+            .collect()
+    }
+}
+
+/// A tensor of `shape` laid out as `r` says over a fresh storage holding `val(0), val(1), ..`;
+/// every view op is applied to the tensor and to the model alike.
+pub fn build<T: Element>(
+    shape: &[usize],
+    r: &Recipe,
+    val: impl Fn(usize) -> T,
+    allow_expand: bool,
+) -> Built<T> {
+    let n = shape.len();
+    let modes: Vec<u8> = (0..n)
+        .map(|d| {
+            let m = r.modes.get(d).copied().unwrap_or(0) % 10;
+            if m == 9 && !allow_expand {
+                0
+            } else {
+                m
+            }
+        })
+        .collect();
+    let logical: Vec<usize> = (0..n)
+        .map(|d| match modes[d] {
+            6 | 7 => 2 * shape[d],
+            8 => shape[d] + 2,
+            9 => 1,
+            _ => shape[d],
+        })
+        .collect();
+    let mut b = Bytes::new(&r.perm);
+    let mut perm: Vec<usize> = (0..n).collect();
+    if b.below(2) == 0 {
+        for i in (1..n).rev() {
+            perm.swap(i, b.below(i + 1));
+        }
+    }
+    // Storage dim k holds logical dim perm[k].
+    let physical: Vec<usize> = perm.iter().map(|&d| logical[d]).collect();
+    let len = true_numel(&physical).expect("small shape");
+    let storage: Vec<T> = (0..len).map(val).collect();
+    let mut t = Tensor::from_vec(storage.clone(), &physical).expect("from_vec");
+    let row_major = Layout::contiguous(&physical).expect("contiguous");
+    let mut m = Model::strided(&physical, row_major.strides(), 0);
+    let mut inv = vec![0; n];
+    for (k, &d) in perm.iter().enumerate() {
+        inv[d] = k;
+    }
+    let mut ops = vec![Op::Permute(inv)];
+    for d in 0..n {
+        let s = shape[d] as isize;
+        match modes[d] {
+            4 | 5 => ops.push(Op::Flip(d)),
+            6 => ops.push(Op::Slice(d, 0, 2 * s, 2)),
+            7 => ops.push(Op::Slice(d, 2 * s - 1, -2 * s - 1, -2)),
+            8 => ops.push(Op::Narrow(d, 1, shape[d])),
+            _ => {}
+        }
+    }
+    if modes.contains(&9) {
+        ops.push(Op::Expand(shape.to_vec()));
+    }
+    for op in &ops {
+        t = apply_tensor(&t, op).unwrap_or_else(|e| panic!("build: {op:?} on {t:?}: {e}"));
+        m = m
+            .apply(op)
+            .unwrap_or_else(|e| panic!("build: model {op:?}: {e:?}"));
+    }
+    assert_eq!(t.shape(), shape, "build: shape");
+    assert_eq!(m.shape, shape, "build: model shape");
+    Built { t, m, storage }
+}
+
+/// A shape of ndim 0..=4 with sizes 0..=5 (mostly 2..=5).
+pub fn arb_shape() -> impl Strategy<Value = Vec<usize>> {
+    (prop::collection::vec(start_dim(), 4), start_ndim()).prop_map(|(mut s, n)| {
+        s.truncate(n);
+        s
+    })
+}
