@@ -217,6 +217,26 @@ pub enum Error {
         /// The destination's strides.
         strides: Vec<isize>,
     },
+    /// An index read from an index tensor (`index_select`, `gather`, `scatter`, `take`, ...) is
+    /// negative or not below the size of the dim it indexes.
+    IndexOutOfBounds {
+        /// The operation.
+        op: &'static str,
+        /// The dim indexed (0 for a flat index).
+        dim: usize,
+        /// The offending index.
+        index: i64,
+        /// The size of that dim (the element count for a flat index).
+        size: usize,
+    },
+    /// An argument outside the values an operation accepts (e.g. a negative tolerance, a
+    /// norm order that is not 1, 2 or infinity); the message says which and why.
+    InvalidArgument {
+        /// The operation.
+        op: &'static str,
+        /// What was wrong and what to pass instead.
+        message: String,
+    },
     /// A write's source does not broadcast to the destination's shape (a write never changes
     /// the destination's shape).
     SourceMismatch {
@@ -467,6 +487,12 @@ impl fmt::Display for Error {
                 Dims(shape),
                 Dims(strides)
             ),
+            Error::IndexOutOfBounds { op, dim, index, size } => write!(
+                f,
+                "{op}: index {index} is out of range for dim {dim} of size {size}; indices must \
+                 be in 0..{size}"
+            ),
+            Error::InvalidArgument { op, message } => write!(f, "{op}: {message}"),
             Error::SourceMismatch { op, dst, src } => write!(
                 f,
                 "{op}: source shape {} does not broadcast to the destination shape {} (a write \

@@ -6,6 +6,8 @@
 mod copy_cases;
 mod elementwise;
 mod harness;
+mod ops_index;
+mod ops_reduce;
 mod writes;
 
 fn main() {
@@ -58,5 +60,16 @@ fn main() {
              the same bytes for the fill; none for cat and pad (REF is theirs). cold: the \
              large-buffer cache off (matters only for cat and pad, which allocate).\n"
         );
+        let mut h = harness::Harness::new(reps);
+        pool.install(|| {
+            ops_reduce::all(&mut h);
+            ops_index::all(&mut h);
+        });
+        if !h.rows.is_empty() {
+            println!(
+                "## {threads} thread(s): softmax, scans, variance and indexing (fresh outputs)\n"
+            );
+            println!("{}", h.table("ndarray"));
+        }
     }
 }

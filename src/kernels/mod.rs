@@ -6,15 +6,23 @@
 //! - [`reduce`]: runs a reduction plan, with [`reducers`] saying what is accumulated.
 //! - [`inplace`]: writes through a mutable view (fill, copy from a source, in-place updates).
 //! - [`assemble`]: `cat` and `pad` into a fresh tensor, one pass per part.
+//! - [`exp`]: a vectorisable `e^x`; [`softmax`]: softmax / log-softmax / logsumexp along a dim;
+//!   [`moments`]: variance along a dim; [`scan`]: cumulative sums and products.
+//! - [`gather`]: index-driven reads and writes (`index_select`, `gather`, `scatter`, masks).
 //! - [`parallel`]: splitting work across rayon threads; [`unravel`]: flat position to offsets.
 
 pub(crate) mod assemble;
 pub(crate) mod copy;
 pub(crate) mod elementwise;
+pub(crate) mod exp;
+pub(crate) mod gather;
 pub(crate) mod inplace;
+pub(crate) mod moments;
 pub(crate) mod parallel;
 pub(crate) mod reduce;
 pub(crate) mod reducers;
+pub(crate) mod scan;
+pub(crate) mod softmax;
 pub(crate) mod transpose;
 pub(crate) mod unravel;
 pub(crate) mod walk;

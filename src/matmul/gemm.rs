@@ -14,6 +14,7 @@ use half::{bf16, f16, slice::HalfFloatSliceExt};
 use num_traits::Zero;
 
 use super::core::gemm_core;
+use super::int::gemm_int;
 use super::kernel::{Accum, Kernel};
 use super::Batched;
 use crate::element::Element;
@@ -22,7 +23,7 @@ use crate::storage::Storage;
 
 /// A matrix to read: element `(i, j)` at `ptr + i * rs + j * cs`.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct MatRef<T> {
+pub struct MatRef<T> {
     pub ptr: *const T,
     pub rs: isize,
     pub cs: isize,
@@ -30,7 +31,7 @@ pub(crate) struct MatRef<T> {
 
 /// A matrix to write: element `(i, j)` at `ptr + i * rs + j * cs`.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct MatMut<T> {
+pub struct MatMut<T> {
     pub ptr: *mut T,
     pub rs: isize,
     pub cs: isize,
@@ -218,8 +219,55 @@ impl Scalar for bf16 {
     }
 }
 
+/// An element type [`gemm`] multiplies: the bound behind
+/// [`MatmulElement`](super::MatmulElement). Floats go to the float core (through [`Scalar`]),
+/// `i32` and `i64` to the wrapping integer kernel (`super::int`).
+///
+/// Public only in name (it sits in a private module).
+pub trait GemmElement: Element {
+    /// [`gemm`] for this type.
+    ///
+    /// # Safety
+    /// As [`gemm`].
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn gemm_for(
+        m: usize,
+        n: usize,
+        k: usize,
+        a: MatRef<Self>,
+        b: MatRef<Self>,
+        c: MatMut<Self>,
+        accumulate: bool,
+        threads: usize,
+    );
+}
+
+macro_rules! gemm_element {
+    ($core:ident: $($t:ty),*) => {$(
+        impl GemmElement for $t {
+            unsafe fn gemm_for(
+                m: usize,
+                n: usize,
+                k: usize,
+                a: MatRef<$t>,
+                b: MatRef<$t>,
+                c: MatMut<$t>,
+                accumulate: bool,
+                threads: usize,
+            ) {
+                // SAFETY: the caller's contract, forwarded.
+                unsafe { $core(m, n, k, a, b, c, accumulate, threads) }
+            }
+        }
+    )*};
+}
+
+gemm_element!(gemm_float: f32, f64, f16, bf16);
+gemm_element!(gemm_int: i32, i64);
+
 /// `C = A · B` (`accumulate == false`) or `C += A · B`, for an `m × k` A, a `k × n` B and an
-/// `m × n` C, using up to `threads` threads of the current rayon pool.
+/// `m × n` C, using up to `threads` threads of the current rayon pool: the one GEMM entry
+/// point of the crate.
 ///
 /// # Safety
 /// Every element `(i, p)` of `a` (`i < m`, `p < k`) and `(p, j)` of `b` is readable; every
@@ -228,7 +276,26 @@ impl Scalar for bf16 {
 /// `c` during the call. When `!accumulate`, `c` may be uninitialized memory: every element is
 /// written, and none is read.
 #[allow(clippy::too_many_arguments)]
-pub(crate) unsafe fn gemm<T: Scalar>(
+pub(crate) unsafe fn gemm<T: GemmElement>(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: MatRef<T>,
+    b: MatRef<T>,
+    c: MatMut<T>,
+    accumulate: bool,
+    threads: usize,
+) {
+    // SAFETY: the caller's contract, forwarded.
+    unsafe { T::gemm_for(m, n, k, a, b, c, accumulate, threads) }
+}
+
+/// [`gemm`] for the float types: the packed core with the register kernels.
+///
+/// # Safety
+/// As [`gemm`].
+#[allow(clippy::too_many_arguments)]
+unsafe fn gemm_float<T: Scalar>(
     m: usize,
     n: usize,
     k: usize,
@@ -356,7 +423,7 @@ fn assert_inside(len: usize, offset: usize, rows: usize, cols: usize, s: super::
 /// `c_ptr` is valid for writes of `c_len` elements (reads too, and initialized, if
 /// `accumulate`), is not accessed by anything else during the call, and overlaps neither
 /// storage; `plan.c` addresses distinct elements for distinct (product, row, column) indices.
-unsafe fn run<T: Scalar>(
+unsafe fn run<T: GemmElement>(
     plan: &Batched,
     a: &Storage<T>,
     b: &Storage<T>,
@@ -415,7 +482,7 @@ unsafe fn run<T: Scalar>(
 ///
 /// `plan` must come from [`super::MatmulShape::gemms`] for a layout of `len` elements without
 /// overlap, so its products write every element exactly once.
-pub(crate) fn run_fresh<T: Scalar>(
+pub(crate) fn run_fresh<T: GemmElement>(
     plan: &Batched,
     a: &Storage<T>,
     b: &Storage<T>,
@@ -435,7 +502,7 @@ pub(crate) fn run_fresh<T: Scalar>(
 ///
 /// `plan.c` must address distinct elements for distinct indices (the caller checks the
 /// output layout for overlap).
-pub(crate) fn run_into<T: Scalar>(
+pub(crate) fn run_into<T: GemmElement>(
     plan: &Batched,
     a: &Storage<T>,
     b: &Storage<T>,

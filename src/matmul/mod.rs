@@ -8,7 +8,8 @@
 //!
 //! - `gemm`: the one internal GEMM entry point and the executors that run a plan,
 //! - `core`: packing and the blocked loops,
-//! - `kernel`: the register-tile micro-kernels.
+//! - `kernel`: the register-tile micro-kernels,
+//! - `int`: the blocked integer kernel for `i32` and `i64` (wrapping, exact).
 //!
 //! # Shape rules (PyTorch's `matmul`)
 //!
@@ -65,6 +66,7 @@
 
 mod core;
 mod gemm;
+mod int;
 mod kernel;
 
 use crate::error::{Error, Result};
@@ -72,7 +74,10 @@ use crate::layout::{broadcast_shapes, coalesce_joint, Layout};
 use crate::storage::Storage;
 
 /// Element types [`Tensor::matmul`](crate::Tensor::matmul) supports: `f32`, `f64`,
-/// [`half::f16`] and [`half::bf16`] (the two half types accumulate in `f32`).
+/// [`half::f16`] and [`half::bf16`] (the two half types accumulate in `f32`), and `i32` and
+/// `i64`, whose products are exact modulo `2^bits`: every multiply and add wraps, as the
+/// other integer ops do, so the result equals the naive wrapping triple loop whatever the
+/// blocking or thread count.
 ///
 /// The trait is sealed.
 ///
@@ -84,14 +89,18 @@ use crate::storage::Storage;
 /// }
 /// let x = stridex::Tensor::from_vec(vec![1.0f32, 1.0, 0.0, 1.0], &[2, 2])?;
 /// assert_eq!(square(&x)?.to_vec(), vec![1.0, 2.0, 0.0, 1.0]);
+/// let big = stridex::Tensor::from_vec(vec![i32::MAX, 0, 0, 1], &[2, 2])?;
+/// assert_eq!(square(&big)?.to_vec(), vec![1, 0, 0, 1]); // MAX * MAX wraps to 1
 /// # Ok::<(), stridex::Error>(())
 /// ```
-pub trait MatmulElement: gemm::Scalar {}
+pub trait MatmulElement: gemm::GemmElement {}
 
 impl MatmulElement for f32 {}
 impl MatmulElement for f64 {}
 impl MatmulElement for half::f16 {}
 impl MatmulElement for half::bf16 {}
+impl MatmulElement for i32 {}
+impl MatmulElement for i64 {}
 
 /// Row and column strides of one matrix, in elements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

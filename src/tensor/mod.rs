@@ -18,9 +18,13 @@ mod compare;
 mod copy;
 mod fmt;
 mod format;
+mod index;
+mod math;
 mod matmul;
 mod ops;
 mod reduce;
+mod scan;
+mod stats;
 mod views;
 mod write;
 
