@@ -139,7 +139,7 @@ pub use error::{Error, Result};
 pub use layout::{broadcast_shapes, Layout, MemoryFormat};
 pub use scalar::Numeric;
 pub use storage::Storage;
-pub use tensor::{Iter, Tensor};
+pub use tensor::{Iter, Norm, NormOrder, Tensor};
 pub use tensor_mut::TensorMut;
 
 /// The README's examples, compiled and run as doc tests.

@@ -458,121 +458,236 @@ fn check_nonzero<T: Element>(
     Ok(())
 }
 
+/// One random case: a shape, a layout recipe, a dim selector and a value seed.
+#[derive(Debug, Clone)]
+struct Case {
+    shape: Vec<usize>,
+    r: Recipe,
+    sel: usize,
+    seed: u32,
+}
+
+fn case() -> impl Strategy<Value = Case> {
+    (arb_shape(), arb_recipe(), 0usize..4, any::<u32>()).prop_map(|(shape, r, sel, seed)| Case {
+        shape,
+        r,
+        sel,
+        seed,
+    })
+}
+
+fn check_cumsum_floats(c: &Case) -> Result<(), TestCaseError> {
+    let f = float_at(c.seed);
+    let (add32, mul32) = (|a: f32, b: f32| a + b, |a: f32, b: f32| a * b);
+    let (add64, mul64) = (|a: f64, b: f64| a + b, |a: f64, b: f64| a * b);
+    let v32 = |i| (f(i) * 0.3) as f32;
+    check_scans(&c.shape, &c.r, c.sel, v32, |x| x, add32, mul32, |a| a)?;
+    check_scans(
+        &c.shape,
+        &c.r,
+        c.sel,
+        |i| f(i) * 0.3,
+        |x| x,
+        add64,
+        mul64,
+        |a| a,
+    )?;
+    // f16 accumulates in f32 and rounds once per output.
+    let v16 = |i| f16::from_f64(f(i) * 0.3);
+    check_scans(
+        &c.shape,
+        &c.r,
+        c.sel,
+        v16,
+        f16::to_f32,
+        add32,
+        mul32,
+        f16::from_f32,
+    )
+}
+
+fn check_cumsum_integers(c: &Case) -> Result<(), TestCaseError> {
+    let s = c.seed as usize;
+    let (shape, r, sel) = (&c.shape[..], &c.r, c.sel);
+    let v8 = |i: usize| ((i * 37 + s) % 256) as u8;
+    check_scans(
+        shape,
+        r,
+        sel,
+        v8,
+        |x| x,
+        u8::wrapping_add,
+        u8::wrapping_mul,
+        |a| a,
+    )?;
+    let v32 = |i: usize| {
+        (i as i32 - 7)
+            .wrapping_mul(100_003)
+            .wrapping_add((s % 1000) as i32)
+    };
+    check_scans(
+        shape,
+        r,
+        sel,
+        v32,
+        |x| x,
+        i32::wrapping_add,
+        i32::wrapping_mul,
+        |a| a,
+    )?;
+    let v64 = |i: usize| (i as i64 + 1).wrapping_mul((s % 97) as i64 - 48);
+    check_scans(
+        shape,
+        r,
+        sel,
+        v64,
+        |x| x,
+        i64::wrapping_add,
+        i64::wrapping_mul,
+        |a| a,
+    )
+}
+
+fn check_sum_all_as(c: &Case) -> Result<(), TestCaseError> {
+    let s = c.seed as usize;
+    let b = build(&c.shape, &c.r, |i| ((i * 31 + s) % 256) as u8, true);
+    let want: i64 = b.values().iter().map(|&x| x as i64).sum();
+    let (got, report) = audit::record(|| b.t.sum_all_as::<i64>());
+    prop_assert_eq!(report.count(), 0);
+    prop_assert_eq!(got, want);
+    prop_assert_eq!(b.t.sum_all_as::<u16>() as i64, want % 65536);
+    let b = build(&c.shape, &c.r, |i| ((i * 13 + s) % 256) as u8 as i8, true);
+    let want: i64 = b.values().iter().map(|&x| x as i64).sum();
+    prop_assert_eq!(b.t.sum_all_as::<i64>(), want);
+    prop_assert_eq!(b.t.sum_all_as::<f64>(), want as f64);
+    Ok(())
+}
+
+fn check_norms(c: &Case) -> Result<(), TestCaseError> {
+    let f = float_at(c.seed);
+    let b = build(&c.shape, &c.r, |i| f(i) as f32, true);
+    let vals: Vec<f64> = b.values().iter().map(|&x| x as f64).collect();
+    let dim = pick_dim(&c.shape, c.sel);
+    let sl = slices(&c.shape, dim);
+    let per_slice = |g: &dyn Fn(&[usize]) -> f64| sl.iter().map(|s| g(s)).collect::<Vec<_>>();
+    let l1 = per_slice(&|s| s.iter().map(|&p| vals[p].abs()).sum());
+    let l2 = per_slice(&|s| s.iter().map(|&p| vals[p] * vals[p]).sum::<f64>().sqrt());
+    let got = |ord: f64| {
+        let t = b.t.norm_dim(dim, false, ord)?;
+        Ok::<_, Error>(t.to_vec().iter().map(|&x| x as f64).collect::<Vec<_>>())
+    };
+    check_close("l1", &got(1.0).unwrap(), &l1, 1e-5, 1e-5)?;
+    check_close("l2", &got(2.0).unwrap(), &l2, 1e-5, 1e-5)?;
+    let empty_dim = !c.shape.is_empty() && c.shape[dim] == 0 && !sl.is_empty();
+    match got(f64::INFINITY) {
+        Ok(max) => {
+            prop_assert!(!empty_dim);
+            let want = per_slice(&|s| s.iter().fold(0.0, |m: f64, &p| m.max(vals[p].abs())));
+            prop_assert_eq!(max, want);
+        }
+        Err(e) => {
+            let empty = matches!(e, Error::EmptyReduction { op: "norm", .. });
+            prop_assert!(empty_dim && empty, "{}", e);
+        }
+    }
+    let l1_all: f64 = vals.iter().map(|v| v.abs()).sum();
+    let l2_all = vals.iter().map(|v| v * v).sum::<f64>().sqrt();
+    prop_assert!(close(b.t.norm_all(2.0).unwrap() as f64, l2_all, 1e-5, 1e-5));
+    prop_assert!(close(b.t.norm_all(1.0).unwrap() as f64, l1_all, 1e-5, 1e-5));
+    match b.t.norm_all(f64::INFINITY) {
+        Ok(m) => {
+            let want = vals.iter().fold(0.0, |m: f64, v| m.max(v.abs()));
+            prop_assert_eq!(m as f64, want);
+        }
+        Err(e) => {
+            let empty = matches!(e, Error::EmptyReduction { .. });
+            prop_assert!(vals.is_empty() && empty, "{}", e);
+        }
+    }
+    Ok(())
+}
+
+fn check_extremes_all(c: &Case, nan: bool) -> Result<(), TestCaseError> {
+    let s = c.seed as usize;
+    let (shape, r, sel) = (&c.shape[..], &c.r, c.sel);
+    // Few distinct values, so ties are common.
+    let f = |i: usize| match nan && (i + s) % 7 == 3 {
+        true => f32::NAN,
+        false => ((i * 5 + s) % 4) as f32 - 1.5,
+    };
+    check_extremes(shape, r, sel, f)?;
+    check_extremes(shape, r, sel, |i| ((i * 3 + s) % 5) as i64 - 2)?;
+    check_extremes(shape, r, sel, |i| ((i * 11 + s) % 3) as u8)
+}
+
+fn check_nonzero_all(c: &Case) -> Result<(), TestCaseError> {
+    let s = c.seed as usize;
+    let (shape, r, sel) = (&c.shape[..], &c.r, c.sel);
+    check_nonzero(shape, r, sel, |i| ((i + s) % 3 == 0) as u8 * 7)?;
+    check_nonzero(shape, r, sel, |i| ((i * 7 + s) % 4) as i64 - 1)?;
+    // -0.0 is zero, NaN is not.
+    check_nonzero(shape, r, sel, |i| {
+        [0.0f32, -0.0, f32::NAN, 2.5][(i + s) % 4]
+    })
+}
+
 proptest! {
     #![proptest_config(config(64))]
 
     #[test]
-    fn softmax_logsoftmax_logsumexp_f32(shape in arb_shape(), r in arb_recipe(), sel in 0usize..4, seed in any::<u32>(), far in any::<bool>()) {
-        check_softmax::<f32>(&shape, &r, sel, seed, if far { 1000.0 } else { 0.0 })?;
+    fn softmax_logsoftmax_logsumexp_f32(c in case(), far in any::<bool>()) {
+        check_softmax::<f32>(&c.shape, &c.r, c.sel, c.seed, if far { 1000.0 } else { 0.0 })?;
     }
 
     #[test]
-    fn softmax_logsoftmax_logsumexp_f64(shape in arb_shape(), r in arb_recipe(), sel in 0usize..4, seed in any::<u32>(), far in any::<bool>()) {
-        check_softmax::<f64>(&shape, &r, sel, seed, if far { -1000.0 } else { 0.0 })?;
+    fn softmax_logsoftmax_logsumexp_f64(c in case(), far in any::<bool>()) {
+        check_softmax::<f64>(&c.shape, &c.r, c.sel, c.seed, if far { -1000.0 } else { 0.0 })?;
     }
 
     #[test]
-    fn softmax_logsoftmax_logsumexp_f16(shape in arb_shape(), r in arb_recipe(), sel in 0usize..4, seed in any::<u32>()) {
-        check_softmax::<f16>(&shape, &r, sel, seed, 0.0)?;
+    fn softmax_logsoftmax_logsumexp_f16(c in case()) {
+        check_softmax::<f16>(&c.shape, &c.r, c.sel, c.seed, 0.0)?;
     }
 
     #[test]
-    fn var_std_f32_f64(shape in arb_shape(), r in arb_recipe(), sel in 0usize..4, seed in any::<u32>(), correction in 0usize..=2) {
-        check_var::<f32>(&shape, &r, sel, seed, correction)?;
-        check_var::<f64>(&shape, &r, sel, seed, correction)?;
+    fn var_std_f32_f64(c in case(), correction in 0usize..=2) {
+        check_var::<f32>(&c.shape, &c.r, c.sel, c.seed, correction)?;
+        check_var::<f64>(&c.shape, &c.r, c.sel, c.seed, correction)?;
     }
 
     #[test]
-    fn var_std_f16(shape in arb_shape(), r in arb_recipe(), sel in 0usize..4, seed in any::<u32>(), correction in 0usize..=1) {
-        check_var::<f16>(&shape, &r, sel, seed, correction)?;
+    fn var_std_f16(c in case(), correction in 0usize..=1) {
+        check_var::<f16>(&c.shape, &c.r, c.sel, c.seed, correction)?;
     }
 
     #[test]
-    fn cumsum_cumprod_floats(shape in arb_shape(), r in arb_recipe(), sel in 0usize..4, seed in any::<u32>()) {
-        let f = float_at(seed);
-        check_scans(&shape, &r, sel, |i| (f(i) * 0.3) as f32, |x| x, |a, b| a + b, |a, b| a * b, |a| a)?;
-        check_scans(&shape, &r, sel, |i| f(i) * 0.3, |x| x, |a, b| a + b, |a, b| a * b, |a| a)?;
-        // f16 accumulates in f32 and rounds once per output.
-        check_scans(&shape, &r, sel, |i| f16::from_f64(f(i) * 0.3), f16::to_f32, |a, b| a + b, |a, b| a * b, f16::from_f32)?;
+    fn cumsum_cumprod_floats(c in case()) {
+        check_cumsum_floats(&c)?;
     }
 
     #[test]
-    fn cumsum_cumprod_integers_wrap(shape in arb_shape(), r in arb_recipe(), sel in 0usize..4, seed in any::<u32>()) {
-        let s = seed as usize;
-        check_scans(&shape, &r, sel, |i| ((i * 37 + s) % 256) as u8, |x| x, u8::wrapping_add, u8::wrapping_mul, |a| a)?;
-        check_scans(&shape, &r, sel, |i| (i as i32 - 7).wrapping_mul(100_003).wrapping_add(s as i32 % 1000), |x| x, i32::wrapping_add, i32::wrapping_mul, |a| a)?;
-        check_scans(&shape, &r, sel, |i| (i as i64 + 1).wrapping_mul(s as i64 % 97 - 48), |x| x, i64::wrapping_add, i64::wrapping_mul, |a| a)?;
+    fn cumsum_cumprod_integers_wrap(c in case()) {
+        check_cumsum_integers(&c)?;
     }
 
     #[test]
-    fn max_min_with_indices(shape in arb_shape(), r in arb_recipe(), sel in 0usize..4, seed in any::<u32>(), nan in any::<bool>()) {
-        let s = seed as usize;
-        // Few distinct values, so ties are common.
-        check_extremes(&shape, &r, sel, |i| {
-            if nan && (i + s) % 7 == 3 { f32::NAN } else { ((i * 5 + s) % 4) as f32 - 1.5 }
-        })?;
-        check_extremes(&shape, &r, sel, |i| ((i * 3 + s) % 5) as i64 - 2)?;
-        check_extremes(&shape, &r, sel, |i| ((i * 11 + s) % 3) as u8)?;
+    fn max_min_with_indices(c in case(), nan in any::<bool>()) {
+        check_extremes_all(&c, nan)?;
     }
 
     #[test]
-    fn any_all_count_nonzero(shape in arb_shape(), r in arb_recipe(), sel in 0usize..4, seed in any::<u32>()) {
-        let s = seed as usize;
-        check_nonzero(&shape, &r, sel, |i| ((i + s) % 3 == 0) as u8 * 7)?;
-        check_nonzero(&shape, &r, sel, |i| ((i * 7 + s) % 4) as i64 - 1)?;
-        // -0.0 is zero, NaN is not.
-        check_nonzero(&shape, &r, sel, |i| [0.0f32, -0.0, f32::NAN, 2.5][(i + s) % 4])?;
+    fn any_all_count_nonzero(c in case()) {
+        check_nonzero_all(&c)?;
     }
 
     #[test]
-    fn sum_all_as_wider(shape in arb_shape(), r in arb_recipe(), seed in any::<u32>()) {
-        let s = seed as usize;
-        let b = build(&shape, &r, |i| ((i * 31 + s) % 256) as u8, true);
-        let want: i64 = b.values().iter().map(|&x| x as i64).sum();
-        let (got, report) = audit::record(|| b.t.sum_all_as::<i64>());
-        prop_assert_eq!(report.count(), 0);
-        prop_assert_eq!(got, want);
-        prop_assert_eq!(b.t.sum_all_as::<u16>() as i64, want % 65536);
-        let b = build(&shape, &r, |i| ((i * 13 + s) % 256) as u8 as i8, true);
-        let want: i64 = b.values().iter().map(|&x| x as i64).sum();
-        prop_assert_eq!(b.t.sum_all_as::<i64>(), want);
-        prop_assert_eq!(b.t.sum_all_as::<f64>(), want as f64);
+    fn sum_all_as_wider(c in case()) {
+        check_sum_all_as(&c)?;
     }
 
     #[test]
-    fn norms(shape in arb_shape(), r in arb_recipe(), sel in 0usize..4, seed in any::<u32>()) {
-        let f = float_at(seed);
-        let b = build(&shape, &r, |i| f(i) as f32, true);
-        let vals: Vec<f64> = b.values().iter().map(|&x| x as f64).collect();
-        let dim = pick_dim(&shape, sel);
-        let sl = slices(&shape, dim);
-        let l1: Vec<f64> = sl.iter().map(|s| s.iter().map(|&p| vals[p].abs()).sum()).collect();
-        let l2: Vec<f64> = sl.iter().map(|s| s.iter().map(|&p| vals[p] * vals[p]).sum::<f64>().sqrt()).collect();
-        let got = |ord: f64| b.t.norm_dim(dim, false, ord).map(|t| t.to_vec().iter().map(|&x| x as f64).collect::<Vec<_>>());
-        check_close("l1", &got(1.0).unwrap(), &l1, 1e-5, 1e-5)?;
-        check_close("l2", &got(2.0).unwrap(), &l2, 1e-5, 1e-5)?;
-        let empty_dim = !shape.is_empty() && shape[dim] == 0 && !sl.is_empty();
-        match got(f64::INFINITY) {
-            Ok(max) => {
-                prop_assert!(!empty_dim);
-                let want: Vec<f64> = sl.iter().map(|s| s.iter().fold(0.0, |m: f64, &p| m.max(vals[p].abs()))).collect();
-                prop_assert_eq!(max, want);
-            }
-            Err(e) => {
-                let empty = matches!(e, Error::EmptyReduction { op: "norm", .. });
-                prop_assert!(empty_dim && empty, "{}", e);
-            }
-        }
-        let all_l2 = vals.iter().map(|v| v * v).sum::<f64>().sqrt();
-        prop_assert!(close(b.t.norm_all(2.0).unwrap() as f64, all_l2, 1e-5, 1e-5));
-        prop_assert!(close(b.t.norm_all(1.0).unwrap() as f64, vals.iter().map(|v| v.abs()).sum(), 1e-5, 1e-5));
-        match b.t.norm_all(f64::INFINITY) {
-            Ok(m) => prop_assert_eq!(m as f64, vals.iter().fold(0.0, |m: f64, v| m.max(v.abs()))),
-            Err(e) => {
-                let empty = matches!(e, Error::EmptyReduction { .. });
-                prop_assert!(vals.is_empty() && empty, "{}", e);
-            }
-        }
+    fn norms(c in case()) {
+        check_norms(&c)?;
     }
 }
 

@@ -1,13 +1,15 @@
 //! `e^x` that vectorises: the exponential inside softmax, log-softmax and logsumexp.
 //!
 //! `f32::exp` is a call into the C library, which stops the compiler from vectorising a loop
-//! around it. [`exp_f32`] is the same function written in plain, branch-free `f32` arithmetic
-//! (Cody-Waite range reduction and Cephes' minimax polynomial), so a loop of it becomes SIMD
-//! code. It is accurate to about 2 ulp over the whole range, gives subnormal results where
-//! they are due, `0` below about `-103.97`, `+inf` above `ln(f32::MAX)`, and NaN for NaN.
+//! around it. [`exp_nonpos_f32`] is the same function for the arguments softmax needs
+//! (`x <= 0`) written in plain, branch-free `f32` arithmetic (Cody-Waite range reduction and
+//! Cephes' minimax polynomial), so a loop of it becomes SIMD code. It is accurate to about
+//! 2 ulp, gives subnormal results where they are due, `0` below about `-103.97`, and NaN for
+//! NaN. (The tests check it, and the full-range version with overflow to `+inf`, against the
+//! C library.)
 //!
-//! `f64` keeps the C library's `exp` ([`exp_acc_nonpos`] dispatches on the type): nothing in the
-//! crate needs a fast `f64` exponential, and a polynomial of the precision `f64` deserves
+//! `f64` keeps the C library's `exp` ([`exp_acc_nonpos`] dispatches on the type): nothing in
+//! the crate needs a fast `f64` exponential, and a polynomial of the precision `f64` deserves
 //! costs twice as many terms.
 //!
 //! With `FMA = true` the polynomial uses fused multiply-adds; that variant may only run inside
@@ -59,17 +61,17 @@ pub(crate) fn exp_f32<const FMA: bool>(x: f32) -> f32 {
     exp_core::<FMA, true>(x)
 }
 
-/// `e^x` for `x <= 0` (or NaN, which gives NaN): [`exp_f32`] without the overflow handling,
+/// `e^x` for `x <= 0` (or NaN, which gives NaN): `exp_f32` without the overflow handling,
 /// a few instructions fewer. Softmax's exponentials all have such arguments (`x - max`).
 #[inline(always)]
 pub(crate) fn exp_nonpos_f32<const FMA: bool>(x: f32) -> f32 {
     exp_core::<FMA, false>(x)
 }
 
-/// [`exp_f32`], with the handling of large arguments only if `LARGE`.
+/// `e^x`, with the handling of large arguments only if `LARGE`.
 #[inline(always)]
 fn exp_core<const FMA: bool, const LARGE: bool>(x: f32) -> f32 {
-    // Clamp (NaN falls through both comparisons and is restored at the end).
+    // Clamp (NaN falls through both comparisons, and then through everything as NaN).
     let xc = if x < MIN_ARG { MIN_ARG } else { x };
     let xc = if LARGE && xc > MAX_ARG { MAX_ARG } else { xc };
     // x = n ln 2 + r, |r| <= ln 2 / 2 (plus a rounding step).
@@ -97,13 +99,9 @@ fn exp_core<const FMA: bool, const LARGE: bool>(x: f32) -> f32 {
     let s1 = f32::from_bits(((n1 + 127) as u32) << 23);
     let s2 = f32::from_bits(((n2 + 127) as u32) << 23);
     let y = p * s1 * s2;
-    let y = if LARGE && x > MAX_ARG {
+    // A NaN argument went through the clamps unchanged and made every float step NaN.
+    if LARGE && x > MAX_ARG {
         f32::INFINITY
-    } else {
-        y
-    };
-    if x.is_nan() {
-        x
     } else {
         y
     }

@@ -43,8 +43,9 @@ use super::scan::DimPlan;
 
 /// Most elements shifted by one run's first element before merging (see the module docs).
 const SHIFT_RUN: usize = 512;
-/// Independent lanes per slice of the line kernel.
-const LANES: usize = 4;
+/// Independent lanes per slice of the line kernel (element `i` of a run goes to lane
+/// `i % LANES`): four vectors of `f64` for each sum, enough to hide the latency of the adds.
+const LANES: usize = 16;
 /// Slices the line kernel reduces side by side (more memory streams in flight).
 const GROUP_LINES: usize = 4;
 /// Most and fewest slices per chunk of the block kernel (six `f64` arrays of that length
@@ -112,6 +113,22 @@ pub(crate) fn moments<T>(
 where
     T: Numeric + Float,
 {
+    moments_on(storage, layout, dim, out, spec, has_avx2_fma())
+}
+
+/// [`moments`] with the AVX2 + FMA variants if `fast` (which must then have been detected),
+/// the portable code otherwise.
+fn moments_on<T>(
+    storage: &Storage<T>,
+    layout: &Layout,
+    dim: usize,
+    out: &Layout,
+    spec: VarSpec,
+    fast: bool,
+) -> Result<Storage<T>>
+where
+    T: Numeric + Float,
+{
     assert!(
         layout.fits_in(storage.len()),
         "var: layout does not fit its storage"
@@ -144,7 +161,7 @@ where
         // invariant 3, no overflow by Layout invariant 3); its output strides are the dense
         // `out`'s with 0 along `dim`, so each line and block index (a kept index) names one
         // of the `n_out` fresh elements (Storage invariant 2), each exactly once.
-        unsafe { run(&plan, x, y, spec) };
+        unsafe { run(&plan, x, y, spec, fast) };
     }
     // SAFETY: Storage invariant 3 holds: every output element was written (once per kept
     // index, which covers the dense output, or by the fill loop).
@@ -156,11 +173,16 @@ where
 /// # Safety
 /// As in [`moments`]: every offset the plan forms from `x` is an addressed, initialized input
 /// element; the output offsets of distinct kept indices are distinct elements of one fresh
-/// allocation.
-unsafe fn run<T: Numeric + Float>(plan: &DimPlan, x: *const T, y: *mut T, spec: VarSpec) {
+/// allocation. If `fast`, the CPU has AVX2 and FMA.
+unsafe fn run<T: Numeric + Float>(
+    plan: &DimPlan,
+    x: *const T,
+    y: *mut T,
+    spec: VarSpec,
+    fast: bool,
+) {
     let (lines, block) = (plan.lines(), plan.block());
     let threads = threads_for(lines * block * plan.len);
-    let fast = has_avx2_fma();
     let (x, y) = (SharedPtr(x), SharedPtr(y));
     if block == 1 {
         for_each_chunk(lines, threads, |range| {
@@ -263,7 +285,7 @@ fn wide<T: Float>(x: T) -> f64 {
 }
 
 /// The results for `M` slices along the dim: `len` elements from each of `xs` (step
-/// `step[0]`), walked side by side, one chunk of [`LANES`] elements of each in turn. Each
+/// `step[0]`), walked side by side, one run of [`SHIFT_RUN`] elements of each in turn. Each
 /// slice's result depends only on its own elements (not on `M`).
 ///
 /// # Safety
@@ -283,47 +305,119 @@ unsafe fn lines_of<T: Numeric + Float, const FMA: bool, const M: usize>(
         let first = xs.map(|x| unsafe { x.offset(start as isize * sx) });
         // SAFETY: as above (`k >= 1`).
         let c = first.map(|p| wide(unsafe { p.read() }));
-        let (mut s, mut q) = ([[0.0f64; LANES]; M], [[0.0f64; LANES]; M]);
-        if sx == 1 {
-            // SAFETY: as above; contiguous.
-            let rows = first.map(|p| unsafe { std::slice::from_raw_parts(p, k) });
-            let full = k - k % LANES;
-            for i in (0..full).step_by(LANES) {
-                for r in 0..M {
-                    let ch = &rows[r][i..i + LANES];
-                    for l in 0..LANES {
-                        let d = wide(ch[l]) - c[r];
-                        s[r][l] += d;
-                        q[r][l] = mul_add::<FMA>(d, d, q[r][l]);
-                    }
+        let mut sums = [(0.0, 0.0); M];
+        for r in 0..M {
+            sums[r] = if sx == 1 {
+                // SAFETY: as above; contiguous.
+                let row = unsafe { std::slice::from_raw_parts(first[r], k) };
+                #[cfg(target_arch = "x86_64")]
+                if FMA && T::DTYPE == crate::element::DType::F32 {
+                    // SAFETY: `T` is `f32`; `FMA` is true only in `lines_fast`, which runs
+                    // where AVX2 and FMA were detected.
+                    sums[r] = unsafe {
+                        avx2::shifted_sums(
+                            std::slice::from_raw_parts(row.as_ptr().cast::<f32>(), k),
+                            c[r],
+                        )
+                    };
+                    continue;
                 }
-            }
-            for r in 0..M {
-                for (l, &v) in rows[r][full..].iter().enumerate() {
-                    let d = wide(v) - c[r];
-                    s[r][l] += d;
-                    q[r][l] = mul_add::<FMA>(d, d, q[r][l]);
-                }
-            }
-        } else {
-            for i in 0..k {
-                for r in 0..M {
+                shifted_sums::<T, FMA>(row, c[r])
+            } else {
+                let (mut s, mut q) = ([0.0f64; LANES], [0.0f64; LANES]);
+                for i in 0..k {
                     // SAFETY: element `i < k` of the run.
                     let d = wide(unsafe { first[r].offset(i as isize * sx).read() }) - c[r];
-                    let l = i % LANES;
-                    s[r][l] += d;
-                    q[r][l] = mul_add::<FMA>(d, d, q[r][l]);
+                    s[i % LANES] += d;
+                    q[i % LANES] = mul_add::<FMA>(d, d, q[i % LANES]);
                 }
-            }
+                (pairwise(s), pairwise(q))
+            };
         }
         for r in 0..M {
-            let (sr, qr) = (pairwise(s[r]), pairwise(q[r]));
+            let (sr, qr) = sums[r];
             merge(&mut mean[r], &mut m2[r], n, k as f64, c[r], sr, qr);
         }
         n += k as f64;
         start += k;
     }
     m2.map(|m2| spec.finish(n, m2))
+}
+
+/// The sums of `d = x - c` and of `d^2` over a contiguous run, in [`LANES`] lanes summed
+/// [`pairwise`].
+#[inline(always)]
+fn shifted_sums<T: Float, const FMA: bool>(xs: &[T], c: f64) -> (f64, f64) {
+    let (mut s, mut q) = ([0.0f64; LANES], [0.0f64; LANES]);
+    let mut chunks = xs.chunks_exact(LANES);
+    for ch in &mut chunks {
+        for l in 0..LANES {
+            let d = wide(ch[l]) - c;
+            s[l] += d;
+            q[l] = mul_add::<FMA>(d, d, q[l]);
+        }
+    }
+    for (l, &v) in chunks.remainder().iter().enumerate() {
+        let d = wide(v) - c;
+        s[l] += d;
+        q[l] = mul_add::<FMA>(d, d, q[l]);
+    }
+    (pairwise(s), pairwise(q))
+}
+
+/// [`shifted_sums`] of `f32` runs with AVX2 and FMA intrinsics: the same lanes and the same
+/// operations in the same order (so the same results), certain to run four `f64` wide.
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use std::arch::x86_64::*;
+
+    use super::{pairwise, LANES};
+
+    /// See the [module docs](self).
+    ///
+    /// # Safety
+    /// The CPU must have AVX2 and FMA.
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn shifted_sums(xs: &[f32], c: f64) -> (f64, f64) {
+        let vc = _mm256_set1_pd(c);
+        let mut s = [_mm256_setzero_pd(); 4];
+        let mut q = [_mm256_setzero_pd(); 4];
+        let full = xs.len() - xs.len() % LANES;
+        for i in (0..full).step_by(LANES) {
+            // SAFETY: `i + 16 <= full <= len`: inside the slice.
+            let (v0, v1) = unsafe {
+                (
+                    _mm256_loadu_ps(xs.as_ptr().add(i)),
+                    _mm256_loadu_ps(xs.as_ptr().add(i + 8)),
+                )
+            };
+            let d = [
+                _mm256_cvtps_pd(_mm256_castps256_ps128(v0)),
+                _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(v0)),
+                _mm256_cvtps_pd(_mm256_castps256_ps128(v1)),
+                _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(v1)),
+            ]
+            .map(|x| _mm256_sub_pd(x, vc));
+            for k in 0..4 {
+                s[k] = _mm256_add_pd(s[k], d[k]);
+                q[k] = _mm256_fmadd_pd(d[k], d[k], q[k]);
+            }
+        }
+        let (mut sl, mut ql) = ([0.0f64; LANES], [0.0f64; LANES]);
+        for k in 0..4 {
+            // SAFETY: four doubles each, inside the arrays.
+            unsafe {
+                _mm256_storeu_pd(sl.as_mut_ptr().add(4 * k), s[k]);
+                _mm256_storeu_pd(ql.as_mut_ptr().add(4 * k), q[k]);
+            }
+        }
+        for (l, &v) in xs[full..].iter().enumerate() {
+            let d = v as f64 - c;
+            sl[l] += d;
+            ql[l] = d.mul_add(d, ql[l]);
+        }
+        (pairwise(sl), pairwise(ql))
+    }
 }
 
 /// The lanes summed pairwise.
@@ -381,8 +475,12 @@ unsafe fn chunk_of<T: Numeric + Float, const FMA: bool>(
     let mut start = 0;
     while start < len {
         let k = SHIFT_RUN.min(len - start);
-        for i in start..start + k {
-            let row = i as isize * sx;
+        // The run's first row sets the shifts; the others are taken four at a time, so each
+        // state is loaded and stored once per four rows (the same additions in the same order
+        // as row by row).
+        let mut i = start;
+        while i < start + k {
+            let g = if i == start { 1 } else { 4.min(start + k - i) };
             let mut at = 0;
             for &(ox, _, r) in &runs {
                 let (c, s, q) = (
@@ -391,32 +489,55 @@ unsafe fn chunk_of<T: Numeric + Float, const FMA: bool>(
                     &mut st.q[at..at + r],
                 );
                 at += r;
-                // SAFETY: step `i` of the run's `r` input elements (contract).
-                let xr = unsafe { x.offset(row + ox) };
+                // SAFETY: steps `i..i + g` of the run's `r` input elements (contract).
+                let xr: [*const T; 4] = std::array::from_fn(|t| unsafe {
+                    x.offset((i + t.min(g - 1)) as isize * sx + ox)
+                });
                 if rx == 1 {
                     // SAFETY: as above; contiguous.
-                    let xs = unsafe { std::slice::from_raw_parts(xr, r) };
+                    let xs = xr.map(|p| unsafe { std::slice::from_raw_parts(p, r) });
                     if i == start {
-                        c.iter_mut().zip(xs).for_each(|(c, &v)| *c = wide(v));
+                        c.iter_mut().zip(xs[0]).for_each(|(c, &v)| *c = wide(v));
                     }
-                    for (((s, q), &c), &v) in s.iter_mut().zip(q.iter_mut()).zip(&*c).zip(xs) {
-                        let d = wide(v) - c;
-                        *s += d;
-                        *q = mul_add::<FMA>(d, d, *q);
+                    if g == 4 {
+                        let rows = xs[0].iter().zip(xs[1]).zip(xs[2]).zip(xs[3]);
+                        let states = s.iter_mut().zip(q.iter_mut()).zip(&*c);
+                        for (((s, q), &c), (((&a, &b), &e), &f)) in states.zip(rows) {
+                            let (mut sv, mut qv) = (*s, *q);
+                            for v in [a, b, e, f] {
+                                let d = wide(v) - c;
+                                sv += d;
+                                qv = mul_add::<FMA>(d, d, qv);
+                            }
+                            (*s, *q) = (sv, qv);
+                        }
+                    } else {
+                        for row in &xs[..g] {
+                            let states = s.iter_mut().zip(q.iter_mut()).zip(&*c);
+                            for (((s, q), &c), &v) in states.zip(*row) {
+                                let d = wide(v) - c;
+                                *s += d;
+                                *q = mul_add::<FMA>(d, d, *q);
+                            }
+                        }
                     }
                 } else {
-                    for (l, ((s, q), c)) in s.iter_mut().zip(q.iter_mut()).zip(c).enumerate() {
-                        // SAFETY: element `l < r` of the run.
-                        let v = wide(unsafe { xr.offset(l as isize * rx).read() });
-                        if i == start {
-                            *c = v;
+                    for (t, &p) in xr[..g].iter().enumerate() {
+                        let states = s.iter_mut().zip(q.iter_mut()).zip(c.iter_mut());
+                        for (l, ((s, q), c)) in states.enumerate() {
+                            // SAFETY: element `l < r` of the run.
+                            let v = wide(unsafe { p.offset(l as isize * rx).read() });
+                            if i == start && t == 0 {
+                                *c = v;
+                            }
+                            let d = v - *c;
+                            *s += d;
+                            *q = mul_add::<FMA>(d, d, *q);
                         }
-                        let d = v - *c;
-                        *s += d;
-                        *q = mul_add::<FMA>(d, d, *q);
                     }
                 }
             }
+            i += g;
         }
         for l in 0..w {
             merge(
@@ -499,6 +620,30 @@ mod tests {
         let s = m.slice(1, 0, 13, 3).unwrap().t().unwrap(); // [5, 1100], strides [3, 13]
         let v = var(&data, &s, 1, 1);
         assert!(((v[1] - cols[3]) / cols[3]).abs() < 1e-11);
+    }
+
+    #[test]
+    fn portable_code_matches_the_fast_variants() {
+        let (r, c) = (9, 1111);
+        let data: Vec<f32> = (0..r * c)
+            .map(|i| 1e4 + ((i * 7919) % 1013) as f32 * 0.1)
+            .collect();
+        let s = Storage::from_slice(&data).unwrap();
+        let m = Layout::contiguous(&[r, c]).unwrap();
+        for (l, dim) in [(m.clone(), 1), (m.clone(), 0), (m.t().unwrap(), 0)] {
+            let mut keep = l.shape().to_vec();
+            keep[dim] = 1;
+            let out = Layout::contiguous(&keep).unwrap();
+            let spec = VarSpec {
+                correction: 1,
+                sqrt: false,
+            };
+            let slow = moments_on(&s, &l, dim, &out, spec, false).unwrap();
+            let fast = moments(&s, &l, dim, &out, spec).unwrap();
+            for (a, b) in slow.as_slice().iter().zip(fast.as_slice()) {
+                assert!((a - b).abs() <= 1e-6 * b.abs(), "{a} vs {b}");
+            }
+        }
     }
 
     #[test]

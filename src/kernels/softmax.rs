@@ -5,7 +5,9 @@
 //! so they can be accumulated online, in one read. The output is then `e^(x - m) / s` (or
 //! `(x - m) - ln s`), read and written in a second loop over the slice. Both loops run back to
 //! back on one slice (or on a chunk of slices side by side): the op reads its input twice and
-//! writes once, and for slices that fit in cache the second read hits it.
+//! writes once, and for slices that fit in cache the second read hits it. Elements compute in
+//! `f32` (`f32`, `f16`, `bf16`) or `f64` (`f64`), with the vectorisable exponential of
+//! [`super::exp`].
 //!
 //! The loops follow the output's memory order ([`DimPlan`]), the output being laid out by the
 //! elementwise output layout rule (`src/iter/output.rs`):
@@ -19,15 +21,22 @@
 //!   by side, each with its running `(m, s)`. The rows along the dim are taken in groups of
 //!   [`GROUP`]: the group's max per slice first (one rescale per slice and group), then its
 //!   exponentials, the group's rows read again from cache; every loop runs along a row of
-//!   slices, which the compiler vectorises. A second walk writes the output rows. Chunks are
-//!   wide (whole rows of a matrix, up to [`MAX_CHUNK`] slices) so both walks read long
-//!   sequential runs: measured, that beats narrow chunks whose input would stay in cache
-//!   between the walks but is read in short strided pieces.
+//!   slices (four rows per pass), which the compiler vectorises. A second walk writes the
+//!   output rows. Chunks are wide (whole rows of a matrix, up to [`MAX_CHUNK`] slices) so both
+//!   walks read long sequential runs: measured, that beats narrow chunks whose input would stay
+//!   in cache between the walks but is read in short strided pieces.
+//!
+//! **One exponential per element.** For softmax of `f32` or `f64` with contiguous slices,
+//! each `e^(x - base)` computed for the sum (`base` being the lane's block max, or the
+//! group's max) is also stored in the output, and the output loop multiplies it by
+//! `e^(base - m) / s`, one factor per lane and block (per slice and group): half the
+//! exponentials of computing `e^(x - m)` again. Log-softmax needs none in its output loop.
 //!
 //! On x86_64 CPUs with AVX2 and FMA the same code is compiled a second time with those
-//! features and chosen at run time ([`has_avx2_fma`]), so the exponentials run eight wide.
-//! Each output element is computed by one thread in an order fixed by the plan, so results do
-//! not depend on the number of threads.
+//! features and chosen at run time ([`has_avx2_fma`]), and the `f32` line kernel is written
+//! with intrinsics (`mod avx2`), because the compiler's vectorisation of its lanes proved
+//! fragile. Each output element is computed by one thread in an order fixed by the plan, so
+//! results do not depend on the number of threads.
 //!
 //! # Special values
 //!
@@ -97,6 +106,21 @@ pub(crate) fn softmax<T>(
 where
     T: Element + Float,
 {
+    softmax_on(storage, layout, dim, log, has_avx2_fma())
+}
+
+/// [`softmax`] with the AVX2 + FMA variants if `fast` (which must then have been detected),
+/// the portable code otherwise.
+fn softmax_on<T>(
+    storage: &Storage<T>,
+    layout: &Layout,
+    dim: usize,
+    log: bool,
+    fast: bool,
+) -> Result<(Storage<T>, Layout)>
+where
+    T: Element + Float,
+{
     assert!(
         layout.fits_in(storage.len()),
         "softmax: layout does not fit its storage"
@@ -123,8 +147,8 @@ where
         // of the `n` fresh elements (Storage invariant 2) exactly once.
         unsafe {
             match T::DTYPE {
-                DType::F64 => run::<T, f64>(&plan, input, fresh.as_mut_ptr(), log),
-                _ => run::<T, f32>(&plan, input, fresh.as_mut_ptr(), log),
+                DType::F64 => run::<T, f64>(&plan, input, fresh.as_mut_ptr(), log, fast),
+                _ => run::<T, f32>(&plan, input, fresh.as_mut_ptr(), log, fast),
             }
         };
     }
@@ -138,14 +162,14 @@ where
 /// # Safety
 /// As in [`softmax`]: every offset the plan forms from `input` is an addressed, initialized
 /// input element; those it forms from `out` are distinct elements of one fresh allocation.
-unsafe fn run<T, C>(plan: &DimPlan, input: *const T, out: *mut T, log: bool)
+/// If `fast`, the CPU has AVX2 and FMA.
+unsafe fn run<T, C>(plan: &DimPlan, input: *const T, out: *mut T, log: bool, fast: bool)
 where
     T: Element + Float,
     C: Float,
 {
     let (lines, block) = (plan.lines(), plan.block());
     let threads = threads_for(lines * block * plan.len);
-    let fast = has_avx2_fma();
     let (input, out) = (SharedPtr(input), SharedPtr(out));
     if block == 1 {
         // Distinct lines write distinct output elements, so threads never share one.
@@ -195,10 +219,10 @@ where
     }
 }
 
-/// [`line`] compiled with AVX2 and FMA (without x86_64: the plain one, never chosen).
+/// [`line()`] compiled with AVX2 and FMA (without x86_64: the plain one, never chosen).
 ///
 /// # Safety
-/// As [`line`]; on x86_64 the CPU must have AVX2 and FMA.
+/// As [`line()`]; on x86_64 the CPU must have AVX2 and FMA.
 #[cfg_attr(target_arch = "x86_64", target_feature(enable = "avx2,fma"))]
 unsafe fn line_fast<T, C>(plan: &DimPlan, x: *const T, y: *mut T, log: bool)
 where
@@ -286,7 +310,7 @@ where
             )
         };
         #[cfg(target_arch = "x86_64")]
-        if FMA && T::DTYPE == crate::element::DType::F32 {
+        if FMA && T::DTYPE == DType::F32 {
             // SAFETY: `T` is `f32` (same layout), and `FMA` is true only in `line_fast`, which
             // runs where AVX2 and FMA were detected.
             return unsafe {
@@ -463,6 +487,8 @@ struct ChunkState<A> {
     m: Vec<A>,
     s: Vec<A>,
     g: Vec<A>,
+    /// Each group's maxima, when the exponentials are stored (see [`chunk_of`]).
+    bases: Vec<A>,
 }
 
 impl<A> Default for ChunkState<A> {
@@ -471,6 +497,7 @@ impl<A> Default for ChunkState<A> {
             m: Vec::new(),
             s: Vec::new(),
             g: Vec::new(),
+            bases: Vec::new(),
         }
     }
 }
@@ -526,28 +553,49 @@ unsafe fn chunk_of<T, C, const FMA: bool>(
         m: ms,
         s: ss,
         g: gs,
+        bases,
     } = state;
+    // Softmax of contiguous runs whose element type is the compute type stores each
+    // `e^(x - base)` of the sum pass in the output and later multiplies it by its group's
+    // `e^(base - max) / sum`: one exponential per element instead of two (as `line_stored`).
+    let stored = !log && rx == 1 && ry == 1 && T::DTYPE.size() == std::mem::size_of::<C>();
+    bases.clear();
     for (v, init) in [(&mut *ms, ninf), (&mut *ss, C::zero()), (&mut *gs, ninf)] {
         v.clear();
         v.resize(j.len(), init);
     }
     let [sx, sy] = plan.step;
+    // Rows are taken four at a time within each pass, so each state is loaded and stored
+    // once per four rows (the same operations in the same order as row by row).
+    let quads = |lo: usize, hi: usize| (lo..hi).step_by(4).map(move |i| (i, 4.min(hi - i)));
+    // SAFETY (for every `at` below): row `i + t < plan.len` of a run of the chunk, so the
+    // pointer is one of the plan's input (output) elements (contract).
+    let at = |p: *const T, i: usize, t: usize, g: usize, step: isize, off: isize| unsafe {
+        p.offset((i + t.min(g - 1)) as isize * step + off)
+    };
     let mut i0 = 0;
     while i0 < plan.len {
-        let rows = i0 as isize..(i0 + GROUP).min(plan.len) as isize;
+        let i1 = (i0 + GROUP).min(plan.len);
         gs.fill(ninf);
-        for i in rows.clone() {
+        for (i, g) in quads(i0, i1) {
             let mut k0 = 0;
             for &(ox, _, n) in &runs {
-                let g = &mut gs[k0..k0 + n];
+                let gr = &mut gs[k0..k0 + n];
                 k0 += n;
-                // SAFETY: step `i` of the run's `n` input elements (contract).
-                unsafe {
-                    for_run(x.offset(i * sx + ox), rx, n, |k, v| {
-                        // `maxnum` (a select of `g[k]` would become a masked store).
-                        g[k] = g[k].max(up::<T, C>(v));
-                    })
-                };
+                let p: [*const T; 4] = std::array::from_fn(|t| at(x, i, t, g, sx, ox));
+                if rx == 1 && g == 4 {
+                    // SAFETY: four rows of `n` contiguous input elements (contract).
+                    let [a, b, c, d] = p.map(|p| unsafe { std::slice::from_raw_parts(p, n) });
+                    for ((((g, &a), &b), &c), &d) in gr.iter_mut().zip(a).zip(b).zip(c).zip(d) {
+                        // `maxnum` (a select of `*g` would become a masked store).
+                        *g = g.max(up(a)).max(up(b)).max(up(c)).max(up(d));
+                    }
+                } else {
+                    for &p in &p[..g] {
+                        // SAFETY: a row of the run (contract).
+                        unsafe { for_run(p, rx, n, |k, v| gr[k] = gr[k].max(up::<T, C>(v))) };
+                    }
+                }
             }
         }
         for ((m, s), g) in ms.iter_mut().zip(ss.iter_mut()).zip(gs.iter_mut()) {
@@ -559,50 +607,111 @@ unsafe fn chunk_of<T, C, const FMA: bool>(
             // to any base.
             *g = if new == ninf { C::zero() } else { new };
         }
-        for i in rows {
+        if stored {
+            bases.extend_from_slice(ms);
+        }
+        for (i, g) in quads(i0, i1) {
             let mut k0 = 0;
-            for &(ox, _, n) in &runs {
-                let (s, g) = (&mut ss[k0..k0 + n], &gs[k0..k0 + n]);
+            for &(ox, oy, n) in &runs {
+                let (sr, gr) = (&mut ss[k0..k0 + n], &gs[k0..k0 + n]);
                 k0 += n;
-                // SAFETY: as above.
-                unsafe {
-                    for_run(x.offset(i * sx + ox), rx, n, |k, v| {
-                        s[k] = s[k] + exp_acc_nonpos::<_, FMA>(up::<T, C>(v) - g[k]);
-                    })
-                };
+                let e = |v: T, base: C| exp_acc_nonpos::<_, FMA>(up::<T, C>(v) - base);
+                let p: [*const T; 4] = std::array::from_fn(|t| at(x, i, t, g, sx, ox));
+                if stored {
+                    for (t, &p) in p[..g].iter().enumerate() {
+                        let q = at(y.cast_const(), i, t, g, sy, oy).cast_mut();
+                        // SAFETY: a row of `n` contiguous elements each side (contract).
+                        let (xs, ys) = unsafe {
+                            (
+                                std::slice::from_raw_parts(p, n),
+                                std::slice::from_raw_parts_mut(q.cast::<MaybeUninit<T>>(), n),
+                            )
+                        };
+                        for (((s, &g), &v), o) in sr.iter_mut().zip(gr).zip(xs).zip(ys) {
+                            let ev = e(v, g);
+                            *s = *s + ev;
+                            o.write(down(ev));
+                        }
+                    }
+                } else if rx == 1 && g == 4 {
+                    // SAFETY: four rows of `n` contiguous input elements (contract).
+                    let [a, b, c, d] = p.map(|p| unsafe { std::slice::from_raw_parts(p, n) });
+                    let states = sr.iter_mut().zip(gr);
+                    for (((((s, &g), &a), &b), &c), &d) in states.zip(a).zip(b).zip(c).zip(d) {
+                        *s = *s + e(a, g) + e(b, g) + e(c, g) + e(d, g);
+                    }
+                } else {
+                    for &p in &p[..g] {
+                        // SAFETY: a row of the run (contract).
+                        unsafe { for_run(p, rx, n, |k, v| sr[k] = sr[k] + e(v, gr[k])) };
+                    }
+                }
             }
         }
-        i0 += GROUP;
+        i0 = i1;
     }
     for (m, s) in ms.iter().zip(ss.iter_mut()) {
         *s = finish(*m, *s, log);
     }
-    for i in 0..plan.len as isize {
+    if stored {
+        for (gi, base) in bases.chunks_exact(ms.len()).enumerate() {
+            for (((factor, &b), &m), &f) in gs.iter_mut().zip(base).zip(&*ms).zip(&*ss) {
+                // A slice that had seen only `-inf` stored zeros; `f` carries NaN results.
+                let e = exp_acc_nonpos::<_, FMA>(b - m);
+                *factor = if b == ninf { C::zero() } else { e } * f;
+            }
+            let (i0, i1) = (gi * GROUP, ((gi + 1) * GROUP).min(plan.len));
+            for i in i0..i1 {
+                let mut k0 = 0;
+                for &(_, oy, n) in &runs {
+                    let fr = &gs[k0..k0 + n];
+                    k0 += n;
+                    // SAFETY: a row of `n` contiguous output elements, all written by the sum
+                    // pass (contract).
+                    let ys = unsafe {
+                        std::slice::from_raw_parts_mut(y.offset(i as isize * sy + oy), n)
+                    };
+                    for (o, &f) in ys.iter_mut().zip(fr) {
+                        *o = down(up::<T, C>(*o) * f);
+                    }
+                }
+            }
+        }
+        return;
+    }
+    for (i, g) in quads(0, plan.len) {
         let mut k0 = 0;
         for &(ox, oy, n) in &runs {
             let (m, f) = (&ms[k0..k0 + n], &ss[k0..k0 + n]);
             k0 += n;
-            // SAFETY: step `i` of the run's `n` elements on each side (contract).
-            let (xr, yr) = unsafe { (x.offset(i * sx + ox), y.offset(i * sy + oy)) };
-            if rx == 1 && ry == 1 {
-                // SAFETY: as above; `n` contiguous elements each side, not overlapping.
-                let (xs, ys) = unsafe {
-                    (
-                        std::slice::from_raw_parts(xr, n),
-                        std::slice::from_raw_parts_mut(yr.cast::<MaybeUninit<T>>(), n),
-                    )
-                };
-                for (((o, &v), &m), &f) in ys.iter_mut().zip(xs).zip(m).zip(f) {
-                    o.write(output::<T, C, FMA>(v, m, f, log));
+            let p: [*const T; 4] = std::array::from_fn(|t| at(x, i, t, g, sx, ox));
+            let q: [*mut T; 4] =
+                std::array::from_fn(|t| at(y.cast_const(), i, t, g, sy, oy).cast_mut());
+            if rx == 1 && ry == 1 && g == 4 {
+                // SAFETY: four rows of `n` contiguous elements each side, not overlapping
+                // (distinct rows of the fresh output).
+                let [a, b, c, d] = p.map(|p| unsafe { std::slice::from_raw_parts(p, n) });
+                let [oa, ob, oc, od] = q.map(|q| unsafe {
+                    std::slice::from_raw_parts_mut(q.cast::<MaybeUninit<T>>(), n)
+                });
+                let outs = oa.iter_mut().zip(ob).zip(oc).zip(od);
+                let ins = a.iter().zip(b).zip(c).zip(d).zip(m).zip(f);
+                for ((((oa, ob), oc), od), (((((&a, &b), &c), &d), &m), &f)) in outs.zip(ins) {
+                    oa.write(output::<T, C, FMA>(a, m, f, log));
+                    ob.write(output::<T, C, FMA>(b, m, f, log));
+                    oc.write(output::<T, C, FMA>(c, m, f, log));
+                    od.write(output::<T, C, FMA>(d, m, f, log));
                 }
             } else {
-                for k in 0..n {
-                    let d = k as isize;
-                    // SAFETY: element `k < n` of the run on each side.
-                    unsafe {
-                        let v = xr.offset(d * rx).read();
-                        yr.offset(d * ry)
-                            .write(output::<T, C, FMA>(v, m[k], f[k], log));
+                for t in 0..g {
+                    for k in 0..n {
+                        let d = k as isize;
+                        // SAFETY: element `k < n` of a row of the run, each side.
+                        unsafe {
+                            let v = p[t].offset(d * rx).read();
+                            q[t].offset(d * ry)
+                                .write(output::<T, C, FMA>(v, m[k], f[k], log));
+                        }
                     }
                 }
             }
@@ -656,8 +765,8 @@ mod avx2 {
         let bias = _mm256_set1_epi32(127);
         let s1 = _mm256_castsi256_ps(_mm256_slli_epi32::<23>(_mm256_add_epi32(n1, bias)));
         let s2 = _mm256_castsi256_ps(_mm256_slli_epi32::<23>(_mm256_add_epi32(n2, bias)));
-        let y = _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
-        _mm256_blendv_ps(y, x, _mm256_cmp_ps::<_CMP_UNORD_Q>(x, x))
+        // NaN lanes stayed NaN through the clamp and every float step.
+        _mm256_mul_ps(_mm256_mul_ps(p, s1), s2)
     }
 
     /// `if mask { a } else { b }` per lane.
@@ -808,35 +917,82 @@ mod tests {
 
     #[test]
     fn special_values() {
-        let inf = f32::INFINITY;
-        let m = Layout::contiguous(&[4, 3]).unwrap();
-        let data = [
-            1.0,
-            inf,
-            2.0,
-            -inf,
-            -inf,
-            -inf,
-            f32::NAN,
-            0.0,
-            1.0,
-            -inf,
-            0.0,
-            -inf,
-        ];
-        for dim_layout in [(1, m.clone()), (0, m.t().unwrap())] {
-            let (out, _) = run_softmax(&data, &dim_layout.1, dim_layout.0, false);
-            let get = |i: usize, j: usize| match dim_layout.0 {
-                1 => out[i * 3 + j],
-                _ => out[i * 3 + j], // the transposed output follows the input's storage
-            };
-            assert!((0..3).all(|j| get(0, j).is_nan()), "+inf slice");
-            assert!((0..3).all(|j| get(1, j).is_nan()), "-inf slice");
-            assert!((0..3).all(|j| get(2, j).is_nan()), "NaN slice");
-            assert_eq!([get(3, 0), get(3, 1), get(3, 2)], [0.0, 1.0, 0.0]);
+        // Rows longer than a block of the line kernel, special values at varied positions:
+        // row 0 holds +inf, row 1 only -inf, row 2 a NaN, row 3 a few -inf, row 4 one NaN
+        // late, row 5 -inf in its first block only.
+        let (r, c) = (6, 300);
+        let (inf, nan) = (f32::INFINITY, f32::NAN);
+        let mut data: Vec<f32> = (0..r * c).map(|i| ((i * 37) % 101) as f32 * 0.1).collect();
+        data[7] = inf;
+        data[c..2 * c].fill(-inf);
+        data[2 * c + 200] = nan;
+        for k in [0, 5, 130, 299] {
+            data[3 * c + k] = -inf;
         }
-        let (out, _) = run_softmax(&data[9..], &Layout::contiguous(&[3]).unwrap(), 0, true);
-        assert_eq!(out, vec![f32::NEG_INFINITY, 0.0, f32::NEG_INFINITY]);
+        data[4 * c + 290] = nan;
+        data[5 * c..5 * c + 128].fill(-inf);
+        let m = Layout::contiguous(&[r, c]).unwrap();
+        let t = Layout::new(&[c, r], &[1, c as isize], 0).unwrap(); // the same rows as columns
+        let s = Storage::from_slice(&data).unwrap();
+        let fast = [false, has_avx2_fma()];
+        for (l, dim) in [(&m, 1), (&t, 0)] {
+            for (f, log) in fast.iter().flat_map(|&f| [(f, false), (f, true)]) {
+                let out = softmax_on(&s, l, dim, log, f).unwrap().0;
+                // Both layouts store row `i` of `data` at `i * c..`.
+                let row = |i: usize| &out.as_slice()[i * c..(i + 1) * c];
+                for i in [0, 1, 2, 4] {
+                    assert!(
+                        row(i).iter().all(|v| v.is_nan()),
+                        "row {i} log {log} fast {f}"
+                    );
+                }
+                for i in [3, 5] {
+                    let finite: Vec<usize> =
+                        (0..c).filter(|&k| data[i * c + k].is_finite()).collect();
+                    let want = naive(&finite.iter().map(|&k| data[i * c + k]).collect::<Vec<_>>());
+                    for (k, &v) in row(i).iter().enumerate() {
+                        match finite.iter().position(|&p| p == k) {
+                            None if log => assert_eq!(v, f32::NEG_INFINITY),
+                            None => assert_eq!(v, 0.0),
+                            Some(p) if log => assert!((v.exp() - want[p]).abs() < 1e-6),
+                            Some(p) => assert!((v - want[p]).abs() < 1e-6, "{v} vs {}", want[p]),
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn portable_code_matches_the_fast_variants() {
+        let (r, c) = (23, 517);
+        let data: Vec<f64> = (0..r * c)
+            .map(|i| ((i * 7919) % 1013) as f64 * 0.02 - 10.0)
+            .collect();
+        let m = Layout::contiguous(&[r, c]).unwrap();
+        let t = m.t().unwrap();
+        macro_rules! both {
+            ($ty:ty, $conv:expr, $tol:expr) => {{
+                let vals: Vec<$ty> = data.iter().map(|&v| $conv(v)).collect();
+                let s = Storage::from_slice(&vals).unwrap();
+                for (l, dim) in [(&m, 1), (&m, 0), (&t, 0), (&t, 1)] {
+                    for log in [false, true] {
+                        let slow = softmax_on(&s, l, dim, log, false).unwrap().0;
+                        let got = match has_avx2_fma() {
+                            true => softmax_on(&s, l, dim, log, true).unwrap().0,
+                            false => softmax(&s, l, dim, log).unwrap().0,
+                        };
+                        for (a, b) in slow.as_slice().iter().zip(got.as_slice()) {
+                            let (a, b) = (up::<_, f64>(*a), up::<_, f64>(*b));
+                            assert!((a - b).abs() <= $tol * (1.0 + b.abs()), "{a} vs {b}");
+                        }
+                    }
+                }
+            }};
+        }
+        both!(f32, |v| v as f32, 1e-6);
+        both!(f64, |v| v, 1e-14);
+        both!(half::f16, half::f16::from_f64, 2e-3);
     }
 
     #[test]

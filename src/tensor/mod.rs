@@ -29,6 +29,7 @@ mod views;
 mod write;
 
 pub use access::Iter;
+pub use stats::{Norm, NormOrder};
 
 use std::sync::Arc;
 

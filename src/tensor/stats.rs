@@ -1,25 +1,25 @@
 //! Reductions beyond sums: softmax, log-softmax, logsumexp, variance, norms, counts.
 //!
-//! Everything here runs on the reduction kernel with a reducer of its own
-//! (`src/kernels/reducers.rs`), reading its input in place through its strides (transposed,
-//! narrowed, flipped, expanded): no operand is copied. Results are fresh and, like every
-//! reduction's, bit-identical for any number of threads.
+//! Every op reads its input in place through its strides (transposed, narrowed, flipped,
+//! expanded): no operand is copied. Results are fresh and bit-identical for any number of
+//! threads.
 //!
-//! - **Softmax** ([`Tensor::softmax`], [`Tensor::log_softmax`]) reads its input twice and
-//!   writes once: one reduction pass carries `(max, sum of e^(x - max))` per slice (online,
-//!   rescaling the sum when the max grows) and keeps `logsumexp = max + ln(sum)` in `f64`; one
-//!   elementwise pass then writes `e^(x - logsumexp)` (or `x - logsumexp`), with the
-//!   subtraction done in two parts so it is exact where it matters. Logits near ±1000 are as
-//!   safe as logits near 0. The result is laid out like the input (the elementwise output
-//!   layout rule of [`Tensor::zip_map`]).
-//! - **Variance** ([`Tensor::var_dim`], [`Tensor::std_dim`]) accumulates shifted moments in
-//!   `f64` for every float type and merges them with Chan's parallel formula: correct to about
-//!   `1e-12` relative for data with mean `1e6` and spread 1.
-//! - **Norms** ([`Tensor::norm_dim`], [`Tensor::norm_all`]): L1, L2 and max, chosen by a
-//!   [`Norm`] or by PyTorch's `ord` number (`1.0`, `2.0`, `f64::INFINITY`).
-//! - **Non-zero tests and counts** work on every element type: an element is non-zero when it
-//!   differs from zero (`-0.0` is zero, NaN is not). Counts are `i64` / `usize` and never wrap.
-//! - [`Tensor::sum_all_as`] sums in a wider type (a `u8` mask in `i64`).
+//! - **Softmax** ([`Tensor::softmax`], [`Tensor::log_softmax`]) has a kernel of its own
+//!   (`src/kernels/softmax.rs`): per slice, one loop accumulates `(max, sum of e^(x - max))`
+//!   online (rescaling the sum when the max grows) and a second writes `e^(x - max) / sum`
+//!   (or `x - max - ln sum`): two reads of the input, one write. Logits near ±1000 are as safe
+//!   as logits near 0. Elements compute in `f32` (`f64` for `f64`). The result is laid out
+//!   like the input (the elementwise output layout rule of [`Tensor::zip_map`]).
+//! - **Variance** ([`Tensor::var_dim`], [`Tensor::std_dim`]) has the moments kernel
+//!   (`src/kernels/moments.rs`): sums of elements shifted by a nearby element, in `f64` for
+//!   every float type, merged with Chan's parallel formula; correct to about `1e-12` relative
+//!   for data with mean `1e6` and spread 1.
+//! - **Logsumexp, norms, non-zero tests, counts and wider sums** run on the reduction kernel
+//!   with reducers of their own (`src/kernels/reducers.rs`). Norms are L1, L2 and max, chosen
+//!   by a [`Norm`] or by PyTorch's `ord` number (`1.0`, `2.0`, `f64::INFINITY`). Non-zero tests
+//!   and counts work on every element type: an element is non-zero when it differs from zero
+//!   (`-0.0` is zero, NaN is not); counts are `i64` / `usize` and never wrap.
+//!   [`Tensor::sum_all_as`] sums in a wider type (a `u8` mask in `i64`).
 //!
 //! # Dims of 0-dim tensors
 //!
@@ -66,12 +66,14 @@ pub enum Norm {
 }
 
 /// What the `ord` argument of [`Tensor::norm_dim`] accepts: a [`Norm`], or PyTorch's number
-/// (`1.0`, `2.0` or `f64::INFINITY`; anything else is an [`Error::InvalidArgument`]).
+/// (`1.0`, `2.0` or `f64::INFINITY`, or the integers `1` and `2`; anything else is an
+/// [`Error::InvalidArgument`]).
 ///
 /// ```
 /// use stridex::Tensor;
 /// let v = Tensor::from_vec(vec![3.0f64, -4.0], &[2])?;
 /// assert_eq!(v.norm_all(1.0)?, 7.0);
+/// assert_eq!(v.norm_all(2)?, 5.0);
 /// assert_eq!(v.norm_all(f64::INFINITY)?, 4.0);
 /// assert!(v.norm_all(3.0).is_err());
 /// # Ok::<(), stridex::Error>(())
@@ -95,6 +97,13 @@ pub trait NormOrder {
 impl NormOrder for Norm {
     fn to_norm(self, _: &'static str) -> Result<Norm> {
         Ok(self)
+    }
+}
+
+/// An integer order: `1` or `2` (as PyTorch's `ord=2`).
+impl NormOrder for i32 {
+    fn to_norm(self, op: &'static str) -> Result<Norm> {
+        (self as f64).to_norm(op)
     }
 }
 
@@ -386,7 +395,9 @@ impl<T: Numeric> Tensor<T> {
 impl<T: Numeric + Float> Tensor<T> {
     /// Softmax along `dim`: `e^(x - max) / sum(e^(x - max))` over each slice along `dim`,
     /// computed stably (logits near ±1000 are fine) from two reads of the input and one
-    /// write; `f16`/`bf16` compute in `f32`. See the [module docs](self) for how.
+    /// write; `f16`/`bf16` compute in `f32`. One pass carries each slice's running max and
+    /// sum of `e^(x - max)` (rescaling the sum when the max grows), the second writes
+    /// `e^(x - max) / sum`.
     ///
     /// The result is laid out like the input when the input is a permuted dense layout
     /// (transposed, channels-last), row-major otherwise. A slice containing NaN or `+inf`
@@ -474,7 +485,9 @@ impl<T: Numeric + Float> Tensor<T> {
 
     /// Variance along `dim` with `correction` (1 for the unbiased estimate, 0 for the
     /// population variance): `sum((x - mean)^2) / (n - correction)`, accumulated in `f64`
-    /// (accurate for data far from zero: see the [module docs](self)).
+    /// whatever the element type, from sums of elements shifted by one of their neighbours and
+    /// merged with Chan's parallel formula: accurate for data far from zero (mean `1e6`,
+    /// spread 1: about `1e-12` relative).
     ///
     /// When `n <= correction` the divisor is 0, as in PyTorch: the result is NaN when the
     /// deviations are all zero (always for `n <= 1`, and over no elements) and `+inf`
@@ -541,8 +554,9 @@ impl<T: Numeric + Float> Tensor<T> {
     }
 
     /// The vector norm `ord` of each slice along `dim`: L1, L2 or max (see [`Norm`]; `ord`
-    /// is a `Norm` or PyTorch's number, `1.0`, `2.0` or `f64::INFINITY`). Sums accumulate in
-    /// [`Numeric::Acc`] (`f32` for `f16`/`bf16`); the max norm propagates NaN.
+    /// is a `Norm` or PyTorch's number, `1.0`, `2.0`, `f64::INFINITY`, `1` or `2`: see
+    /// [`NormOrder`]). Sums accumulate in `f32` for `f32`/`f16`/`bf16` and `f64` for `f64`
+    /// (pairwise); the max norm propagates NaN.
     ///
     /// # Errors
     /// [`Error::InvalidArgument`] for another `ord`; [`Error::EmptyReduction`] for the max
@@ -552,6 +566,7 @@ impl<T: Numeric + Float> Tensor<T> {
     /// use stridex::Tensor;
     /// let a = Tensor::from_vec(vec![3.0f32, -4.0, 1.0, 0.0], &[2, 2])?;
     /// assert_eq!(a.norm_dim(1, false, 2.0)?.to_vec(), vec![5.0, 1.0]);
+    /// assert_eq!(a.norm_dim(1, false, 2)?.to_vec(), vec![5.0, 1.0]);
     /// assert_eq!(a.norm_dim(0, true, 1.0)?.to_vec(), vec![4.0, 4.0]);
     /// assert_eq!(a.norm_dim(1, false, f64::INFINITY)?.to_vec(), vec![4.0, 1.0]);
     /// assert!(a.norm_dim(1, false, 0.5).is_err());
