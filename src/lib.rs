@@ -51,6 +51,13 @@
 //! 1-D runs with a vectorised unit-stride path. Element semantics (integer wrapping, division
 //! by zero, NaN) are those of [`Numeric`].
 //!
+//! The ops models call work the same way: elementwise math ([`Tensor::tanh`],
+//! [`Tensor::gelu`], [`Tensor::clamp`], ...), indexing with `Tensor<i64>` indices
+//! ([`Tensor::index_select`], [`Tensor::gather`], [`Tensor::scatter_add`],
+//! [`Tensor::masked_fill`]), and reductions and scans along any dim ([`Tensor::softmax`],
+//! [`Tensor::logsumexp_dim`], [`Tensor::var_dim`], [`Tensor::cumsum`], [`Tensor::norm_dim`],
+//! [`Tensor::count_nonzero_all`]).
+//!
 //! ```
 //! use stridex::Tensor;
 //!
