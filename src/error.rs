@@ -207,6 +207,12 @@ pub enum Error {
         /// How many tensors (including the destination) hold the storage.
         holders: usize,
     },
+    /// A write needs to change the destination's storage in place, but its elements are
+    /// foreign bytes that belong to another value (a memory-mapped file, ...), never written.
+    ReadOnlyStorage {
+        /// The operation.
+        op: &'static str,
+    },
     /// A destination layout addresses some storage element more than once (e.g. an expanded,
     /// stride-0 dim), so writing through it is ambiguous.
     OverlappingDestination {
@@ -480,6 +486,10 @@ impl fmt::Display for Error {
             Error::SharedStorage { op, holders } => write!(
                 f,
                 "{op}: the destination's storage is shared by {holders} tensors; writing would change the others too; drop the other views, or use copy_from / view_mut, which copy on write"
+            ),
+            Error::ReadOnlyStorage { op } => write!(
+                f,
+                "{op}: the destination's elements are read in place from bytes another value owns (a memory map, ...), which are never written; write into a copy (to_aligned(), or view_mut / copy_from, which copy on write)"
             ),
             Error::OverlappingDestination { op, shape, strides } => write!(
                 f,

@@ -16,18 +16,36 @@
 //!  a.flip(0)  shape [3, 4]  strides [-4, 1]  offset 8   (rows 8.., 4.., 0..)
 //! ```
 //!
+//! # Backings
+//!
+//! A storage's memory comes from one of three places (its `Backing`):
+//!
+//! - **aligned**: stridex's own allocation ([`allocate`]): 64-byte aligned, 2 MiB aligned on
+//!   huge pages when large. Every storage a kernel creates (every copy, every op's output,
+//!   [`Storage::from_slice`], [`Storage::full`]) is of this kind.
+//! - **adopted `Vec`**: [`Storage::from_vec`] takes over a `Vec<T>`'s buffer without copying
+//!   it; the storage frees it as that `Vec` would. Its alignment is whatever the allocator gave
+//!   the `Vec` (at least `align_of::<T>()`; [`Storage::is_aligned`] tells).
+//! - **foreign bytes**: [`Storage::from_byte_owner`] reads elements straight out of bytes owned
+//!   by another value (a memory map, a `Vec<u8>`, a `bytes::Bytes`), which it keeps alive.
+//!   Those bytes are never written: a write to such a tensor copies first.
+//!
 //! # Invariants
 //!
-//! 1. `ptr` is aligned to [`Storage::ALIGN`] (64 bytes, one cache line), also when `len == 0`
-//!    (then it is dangling and never dereferenced).
-//! 2. `ptr` points to an allocation of at least `len * size_of::<T>()` bytes made by
-//!    [`allocate`], freed only by `Drop` with the same byte count, which recomputes the same
-//!    allocation layout.
+//! 1. `ptr` is aligned to `align_of::<T>()`, also when `len == 0` (then it may dangle and is
+//!    never dereferenced); for the aligned backing, to [`Storage::ALIGN`] (64 bytes).
+//! 2. `ptr` points to `len` elements that stay valid while the `Storage` lives: an allocation
+//!    of at least `len * size_of::<T>()` bytes made by [`allocate`] and freed only by `Drop`
+//!    with the same byte count (aligned); the buffer of a `Vec<T>` of the recorded capacity,
+//!    freed only by `Drop` as that `Vec` (adopted); or bytes inside the owner the storage holds
+//!    an `Arc` of (foreign).
 //! 3. Every one of the `len` elements is initialized once the `Storage` exists. Fresh memory is
 //!    handed out as an [`UninitStorage`], which only becomes a `Storage` through the `unsafe`
 //!    [`UninitStorage::assume_init`] once a kernel has written every element; nothing zero-fills
 //!    it first.
-//! 4. The contents are never mutated while shared: writes go through `&mut Storage` (unique).
+//! 4. The contents are never mutated while shared: writes go through `&mut Storage` (unique),
+//!    obtained only through [`Storage::exclusive`], which refuses foreign bytes (they belong to
+//!    their owner, which may be a read-only memory map).
 //!
 //! # Allocation policy
 //!
@@ -43,8 +61,10 @@
 //! (invariant 3), so reuse never exposes old contents.
 
 use std::alloc::Layout as AllocLayout;
+use std::any::Any;
 use std::marker::PhantomData;
 use std::ptr::NonNull;
+use std::sync::Arc;
 
 use crate::element::Element;
 use crate::error::{Error, Result};
@@ -229,12 +249,24 @@ fn bytes_for<T>(len: usize) -> Result<usize> {
 pub struct Storage<T: Element> {
     ptr: NonNull<T>,
     len: usize,
+    backing: Backing,
     _owns: PhantomData<T>,
 }
 
-// SAFETY: a Storage owns its buffer exclusively (no interior mutability, invariant 4), and T is
-// Send + Sync (Element requires it), so moving or sharing it across threads is as safe as for
-// a Vec<T>.
+/// Where a storage's memory comes from, and so how it is freed (see the [module docs](self)).
+enum Backing {
+    /// From [`allocate`] for `len * size_of::<T>()` bytes; freed by [`deallocate`].
+    Aligned,
+    /// The buffer of a `Vec<T>` with this capacity; freed as that `Vec`.
+    Vec { capacity: usize },
+    /// Bytes inside an owner, kept alive by this `Arc` (held only for its drop) and never
+    /// written.
+    Foreign { _owner: Arc<dyn Any + Send + Sync> },
+}
+
+// SAFETY: a Storage owns its buffer exclusively, or holds a Send + Sync owner of foreign bytes
+// it never writes (no interior mutability, invariant 4), and T is Send + Sync (Element
+// requires it), so moving or sharing it across threads is as safe as for a Vec<T>.
 unsafe impl<T: Element> Send for Storage<T> {}
 // SAFETY: see `Send`; shared access is read-only.
 unsafe impl<T: Element> Sync for Storage<T> {}
@@ -303,6 +335,123 @@ impl<T: Element> Storage<T> {
         Ok(unsafe { fresh.assume_init() })
     }
 
+    /// Takes over `data`'s buffer without copying it (an adopted `Vec`, see the
+    /// [module docs](self)): the storage frees it as the `Vec` would. The buffer keeps the
+    /// alignment the allocator gave it, at least `align_of::<T>()` but not necessarily 64
+    /// bytes ([`Storage::is_aligned`]); a copy ([`Storage::from_slice`], or
+    /// `Tensor::to_aligned`) is 64-byte aligned.
+    ///
+    /// ```
+    /// let v = vec![1.0f32, 2.0, 3.0];
+    /// let at = v.as_ptr();
+    /// let s = stridex::Storage::from_vec(v);
+    /// assert_eq!(s.as_ptr(), at); // the same buffer, no copy
+    /// assert_eq!(s.as_slice(), &[1.0, 2.0, 3.0]);
+    /// ```
+    pub fn from_vec(data: Vec<T>) -> Self {
+        let mut data = std::mem::ManuallyDrop::new(data);
+        let (len, capacity) = (data.len(), data.capacity());
+        Storage {
+            ptr: NonNull::new(data.as_mut_ptr()).expect("a Vec's pointer is never null"),
+            len,
+            backing: Backing::Vec { capacity },
+            _owns: PhantomData,
+        }
+    }
+
+    /// `len` elements read in place from `owner`'s bytes, starting `byte_offset` bytes in: no
+    /// copy (foreign bytes, see the [module docs](self)). The storage keeps `owner` alive and
+    /// never writes the bytes; writing to a tensor on it copies first. The elements are in the
+    /// machine's byte order.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] if the range `byte_offset .. byte_offset + len *
+    /// size_of::<T>()` is not inside the owner's bytes, or its start is not aligned to
+    /// `align_of::<T>()` (copy with [`Storage::from_slice`] and `bytemuck` instead).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use stridex::Storage;
+    /// let bytes: Vec<u8> = [1.5f32, -2.0].iter().flat_map(|x| x.to_ne_bytes()).collect();
+    /// let owner = Arc::new(bytes);
+    /// let s = Storage::<f32>::from_byte_owner(owner.clone(), 0, 2)?;
+    /// assert_eq!(s.as_slice(), &[1.5, -2.0]);
+    /// assert_eq!(s.as_ptr().cast::<u8>(), owner.as_ptr()); // read in place
+    /// assert!(Storage::<f32>::from_byte_owner(owner, 4, 2).is_err()); // past the end
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn from_byte_owner<O>(owner: Arc<O>, byte_offset: usize, len: usize) -> Result<Self>
+    where
+        O: AsRef<[u8]> + Send + Sync + 'static,
+    {
+        let bytes: &[u8] = (*owner).as_ref();
+        let size = len.checked_mul(std::mem::size_of::<T>());
+        let end = size.and_then(|size| byte_offset.checked_add(size));
+        if end.is_none_or(|end| end > bytes.len()) {
+            return Err(Error::InvalidArgument {
+                op: "from_byte_owner",
+                message: format!(
+                    "{len} elements of {} ({} bytes each) from byte {byte_offset} do not fit in \
+                     the owner's {} bytes; pass a range inside them",
+                    T::DTYPE,
+                    std::mem::size_of::<T>(),
+                    bytes.len()
+                ),
+            });
+        }
+        // In bounds (checked just above), so the pointer stays inside the owner's bytes.
+        let start = bytes[byte_offset..].as_ptr();
+        if start as usize % std::mem::align_of::<T>() != 0 {
+            return Err(Error::InvalidArgument {
+                op: "from_byte_owner",
+                message: format!(
+                    "byte {byte_offset} of the owner is at address {start:p}, not aligned to \
+                     {} bytes as {} needs; copy the bytes instead (Storage::from_slice)",
+                    std::mem::align_of::<T>(),
+                    T::DTYPE
+                ),
+            });
+        }
+        Ok(Storage {
+            ptr: NonNull::new(start.cast::<T>().cast_mut()).expect("a slice's pointer is not null"),
+            len,
+            backing: Backing::Foreign { _owner: owner },
+            _owns: PhantomData,
+        })
+    }
+
+    /// Whether the first element is 64-byte aligned ([`Storage::ALIGN`]): always for storage
+    /// stridex allocated, by chance for an adopted `Vec` or foreign bytes.
+    ///
+    /// ```
+    /// assert!(stridex::Storage::full(3, 0u16)?.is_aligned());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn is_aligned(&self) -> bool {
+        self.ptr.as_ptr() as usize % Self::ALIGN == 0
+    }
+
+    /// Whether the elements may be written when the storage is held alone: false for foreign
+    /// bytes, which belong to their owner.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use stridex::Storage;
+    /// assert!(Storage::from_vec(vec![1u8]).is_writable());
+    /// assert!(!Storage::<u8>::from_byte_owner(Arc::new(vec![1u8]), 0, 1)?.is_writable());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn is_writable(&self) -> bool {
+        !matches!(self.backing, Backing::Foreign { .. })
+    }
+
+    /// The storage behind `arc` for writing, if `arc` is its only holder (no other `Arc`, no
+    /// `Weak`) and it is writable ([`Storage::is_writable`]); the one way to `&mut Storage`
+    /// (invariant 4).
+    pub(crate) fn exclusive(arc: &mut Arc<Storage<T>>) -> Option<&mut Storage<T>> {
+        Arc::get_mut(arc).filter(|s| s.is_writable())
+    }
+
     /// Number of elements.
     ///
     /// ```
@@ -323,7 +472,8 @@ impl<T: Element> Storage<T> {
         self.len == 0
     }
 
-    /// Pointer to the first element (64-byte aligned).
+    /// Pointer to the first element (64-byte aligned unless adopted or foreign: see
+    /// [`Storage::is_aligned`]).
     ///
     /// ```
     /// let s = stridex::Storage::full(3, 1.5f64)?;
@@ -336,6 +486,7 @@ impl<T: Element> Storage<T> {
 
     /// Mutable pointer to the first element; `&mut self` proves no view reads concurrently.
     pub(crate) fn as_mut_ptr(&mut self) -> *mut T {
+        debug_assert!(self.is_writable(), "foreign bytes are never written");
         self.ptr.as_ptr()
     }
 
@@ -355,18 +506,35 @@ impl<T: Element> Storage<T> {
 
 impl<T: Element> Drop for Storage<T> {
     fn drop(&mut self) {
-        // SAFETY: invariant 2: allocated by `allocate` for this byte count (which cannot
-        // overflow: it was computed the same way at allocation), freed only here.
-        unsafe { deallocate(self.ptr.cast(), self.len * std::mem::size_of::<T>()) }
+        match self.backing {
+            // SAFETY: invariant 2: allocated by `allocate` for this byte count (which cannot
+            // overflow: it was computed the same way at allocation), freed only here.
+            Backing::Aligned => unsafe {
+                deallocate(self.ptr.cast(), self.len * std::mem::size_of::<T>())
+            },
+            // SAFETY: invariant 2: the buffer, length and capacity of a `Vec<T>` taken apart by
+            // `from_vec`, put back together once, here; its `len` elements are initialized.
+            Backing::Vec { capacity } => unsafe {
+                drop(Vec::from_raw_parts(self.ptr.as_ptr(), self.len, capacity))
+            },
+            // The owner's `Arc` is dropped with the field.
+            Backing::Foreign { .. } => {}
+        }
     }
 }
 
 impl<T: Element> std::fmt::Debug for Storage<T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let backing = match self.backing {
+            Backing::Aligned => "aligned",
+            Backing::Vec { .. } => "adopted Vec",
+            Backing::Foreign { .. } => "foreign bytes",
+        };
         f.debug_struct("Storage")
             .field("dtype", &T::DTYPE)
             .field("len", &self.len)
             .field("ptr", &self.ptr)
+            .field("backing", &backing)
             .finish()
     }
 }
@@ -395,6 +563,7 @@ unsafe impl<T: Element> Sync for StorageMut<'_, T> {}
 impl<'a, T: Element> StorageMut<'a, T> {
     /// Borrows every element of `storage` for writing.
     pub(crate) fn new(storage: &'a mut Storage<T>) -> StorageMut<'a, T> {
+        debug_assert!(storage.is_writable(), "foreign bytes are never written");
         StorageMut {
             ptr: storage.ptr,
             len: storage.len,
@@ -449,6 +618,7 @@ impl<T: Element> UninitStorage<T> {
         Storage {
             ptr: this.ptr,
             len: this.len,
+            backing: Backing::Aligned,
             _owns: PhantomData,
         }
     }
@@ -489,6 +659,56 @@ mod tests {
             aligned::<f64>(len);
             aligned::<i64>(len);
         }
+    }
+
+    #[test]
+    fn adopted_vecs_keep_their_buffer_and_capacity() {
+        for cap in [0usize, 1, 7, 1000] {
+            let mut v = Vec::<f64>::with_capacity(cap);
+            v.extend((0..cap / 2).map(|i| i as f64));
+            let (at, len) = (v.as_ptr(), v.len());
+            let s = Storage::from_vec(v);
+            assert_eq!((s.as_ptr(), s.len()), (at, len));
+            assert!(s.as_slice().iter().enumerate().all(|(i, &x)| x == i as f64));
+            assert!(s.is_writable());
+            // Dropped as the Vec: valgrind and Miri check the free matches the allocation.
+        }
+    }
+
+    #[test]
+    fn foreign_bytes_are_read_in_place_and_checked() {
+        let words: Vec<u32> = vec![1, 2, 3, 4];
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_ne_bytes()).collect();
+        let owner = Arc::new(bytes);
+        let s = Storage::<u32>::from_byte_owner(owner.clone(), 4, 3).unwrap();
+        assert_eq!(s.as_slice(), &[2, 3, 4]);
+        assert!(!s.is_writable());
+        assert_eq!(
+            Arc::strong_count(&owner),
+            2,
+            "the storage keeps the owner alive"
+        );
+        let mut shared = Arc::new(s);
+        assert!(
+            Storage::exclusive(&mut shared).is_none(),
+            "held alone but foreign"
+        );
+        drop(shared);
+        assert_eq!(Arc::strong_count(&owner), 1);
+        // Out of range, overflowing and misaligned ranges are errors.
+        for (off, len) in [(0, 5), (16, 1), (usize::MAX, 1), (0, usize::MAX / 2)] {
+            assert!(matches!(
+                Storage::<u32>::from_byte_owner(owner.clone(), off, len),
+                Err(Error::InvalidArgument { .. })
+            ));
+        }
+        let start = owner.as_ptr() as usize;
+        let odd = (1..4).find(|o| (start + o) % 4 != 0).unwrap();
+        assert!(Storage::<u32>::from_byte_owner(owner.clone(), odd, 1).is_err());
+        // An empty range at the end is fine.
+        assert!(Storage::<u32>::from_byte_owner(owner, 16, 0)
+            .unwrap()
+            .is_empty());
     }
 
     #[test]

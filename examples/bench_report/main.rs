@@ -66,7 +66,9 @@ fn main() {
             ops_index::all(&mut h);
         });
         if !h.rows.is_empty() {
-            println!("## {threads} thread(s): softmax, scans, variance and indexing (fresh outputs)\n");
+            println!(
+                "## {threads} thread(s): softmax, scans, variance and indexing (fresh outputs)\n"
+            );
             println!("{}", h.table("ndarray"));
         }
     }

@@ -9,6 +9,7 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::kernels::copy;
 use crate::layout::Layout;
+use crate::storage::Storage;
 
 impl<T: Element> Tensor<T> {
     /// This tensor's data in row-major order: the tensor itself (same storage, no copy) if it
@@ -51,16 +52,49 @@ impl<T: Element> Tensor<T> {
         self.copy_to_fresh(Layout::contiguous(self.shape())?, CopyReason::Contiguous)
     }
 
+    /// This tensor in fresh or existing 64-byte aligned, row-major storage: the tensor itself
+    /// (no copy) if it is contiguous and its first element is 64-byte aligned, otherwise one
+    /// copy (reported to the audit as a `contiguous` copy). For tensors on an adopted `Vec` or
+    /// on foreign bytes ([`Tensor::from_vec`], memory-mapped files), whose alignment is the
+    /// allocator's or the file's; the result can also be written without copy-on-write when
+    /// held alone.
+    ///
+    /// # Errors
+    /// [`Error::Alloc`] if the copy cannot be allocated.
+    ///
+    /// ```
+    /// use stridex::Tensor;
+    /// let t = Tensor::from_vec(vec![1u8, 2, 3], &[3])?;
+    /// let a = t.to_aligned()?;
+    /// assert_eq!(a.data_ptr() as usize % 64, 0);
+    /// assert_eq!(a.to_vec(), vec![1, 2, 3]);
+    /// let again = a.to_aligned()?;
+    /// assert!(again.shares_storage(&a)); // already aligned and contiguous
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn to_aligned(&self) -> Result<Tensor<T>> {
+        if self.is_contiguous() && self.data_ptr() as usize % Storage::<T>::ALIGN == 0 {
+            return Ok(self.clone());
+        }
+        self.copy_to_fresh(Layout::contiguous(self.shape())?, CopyReason::Contiguous)
+    }
+
     /// One copy, reported to the audit as `reason`, into a fresh storage laid out as `dst`, a
     /// dense layout of this shape.
     ///
+    /// The copy is reported only once made, so a copy that fails is not counted.
+    ///
     /// # Errors
     /// [`Error::ImplicitCopy`] for an implicit `reason` inside a forbidding scope;
-    /// [`Error::Alloc`].
+    /// [`Error::Overflow`] naming the reason and the shape if the copy would exceed
+    /// `isize::MAX` bytes (a huge expanded view); [`Error::Alloc`].
     #[track_caller]
     pub(crate) fn copy_to_fresh(&self, dst: Layout, reason: CopyReason) -> Result<Tensor<T>> {
-        audit::note_copy(reason, T::DTYPE, &self.layout, &dst)?;
+        audit::check_copy_allowed(reason, T::DTYPE, &self.layout)?;
+        crate::error::checked_bytes(reason.name(), self.shape(), self.numel(), T::DTYPE.size())?;
         let storage = copy::to_fresh_storage(&self.storage, &self.layout, &dst)?;
+        audit::note_copy_made(reason, T::DTYPE, &self.layout, &dst);
         Ok(Self::from_parts(Arc::new(storage), dst))
     }
 
@@ -139,9 +173,14 @@ impl<T: Element> Tensor<T> {
             });
         }
         let holders = Arc::strong_count(&dst.storage);
-        let storage = Arc::get_mut(&mut dst.storage).ok_or(Error::SharedStorage {
-            op: "copy_into",
-            holders,
+        let writable = dst.storage.is_writable();
+        let storage = Storage::exclusive(&mut dst.storage).ok_or(if writable {
+            Error::SharedStorage {
+                op: "copy_into",
+                holders,
+            }
+        } else {
+            Error::ReadOnlyStorage { op: "copy_into" }
         })?;
         audit::note_explicit_copy(CopyReason::CopyInto, T::DTYPE, &self.layout, &dst.layout);
         copy::to_storage(&self.storage, &self.layout, storage, &dst.layout);

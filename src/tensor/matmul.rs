@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::Tensor;
 use crate::error::{Error, Result};
 use crate::matmul::{self, MatmulElement};
+use crate::storage::Storage;
 
 impl<T: MatmulElement> Tensor<T> {
     /// The matrix product of `self` and `other`, by PyTorch's rules, into a fresh row-major
@@ -85,9 +86,14 @@ impl<T: MatmulElement> Tensor<T> {
         accumulate: bool,
     ) -> Result<()> {
         let holders = Arc::strong_count(&out.storage);
-        let storage = Arc::get_mut(&mut out.storage).ok_or(Error::SharedStorage {
-            op: "matmul_into",
-            holders,
+        let writable = out.storage.is_writable();
+        let storage = Storage::exclusive(&mut out.storage).ok_or(if writable {
+            Error::SharedStorage {
+                op: "matmul_into",
+                holders,
+            }
+        } else {
+            Error::ReadOnlyStorage { op: "matmul_into" }
         })?;
         matmul::matmul_into(
             (&self.storage, &self.layout),

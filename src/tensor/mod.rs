@@ -67,20 +67,27 @@ impl<T: Element> Tensor<T> {
         Tensor { storage, layout }
     }
 
-    /// A row-major tensor owning `data`, which is copied once into 64-byte aligned storage.
+    /// A row-major tensor owning `data`'s buffer: no copy, so the peak memory is the data's
+    /// once ([`Storage::from_vec`]). The buffer keeps the alignment the allocator gave the
+    /// `Vec` (at least the element's, not necessarily 64 bytes: [`Storage::is_aligned`]);
+    /// [`Tensor::to_aligned`] and [`Tensor::from_slice`] copy into 64-byte aligned storage.
     ///
     /// # Errors
     /// [`Error::NumelMismatch`] if `data.len()` is not the product of `shape`.
     ///
     /// ```
-    /// let t = stridex::Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
+    /// let v = vec![1.0f32, 2.0, 3.0, 4.0];
+    /// let at = v.as_ptr();
+    /// let t = stridex::Tensor::from_vec(v, &[2, 2])?;
     /// assert_eq!(t.get(&[1, 0])?, 3.0);
+    /// assert_eq!(t.data_ptr(), at); // the Vec's own buffer
     /// assert!(stridex::Tensor::from_vec(vec![1.0f32; 3], &[2, 2]).is_err());
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[track_caller]
     pub fn from_vec(data: Vec<T>, shape: &[usize]) -> Result<Tensor<T>> {
-        Self::from_slice(&data, shape)
+        let layout = Self::row_major("from_vec", shape, data.len())?;
+        Ok(Self::from_parts(Arc::new(Storage::from_vec(data)), layout))
     }
 
     /// A row-major tensor holding a copy of `data`.

@@ -6,7 +6,8 @@
 //! A tensor's storage may be shared with other tensors (views, clones). A write must not be
 //! seen by them, so `view_mut` follows `Arc::make_mut`: a tensor that holds its storage alone
 //! (no other `Arc`, no `Weak`) is written in place, whatever its layout; otherwise it first
-//! gets its own copy and is rebound to it. The copy holds only this tensor's elements, laid out
+//! gets its own copy and is rebound to it. Storage on foreign bytes (a memory-mapped file) is
+//! never written, so it counts as shared: the first write copies. The copy holds only this tensor's elements, laid out
 //! densely in the tensor's memory order ([`Layout::dense_like`]: a transposed view stays
 //! transposed, a channels-last one channels-last, a narrowed one loses its gaps, a flipped one
 //! its negative strides). It is reported to the copy audit as [`CopyReason::CopyOnWrite`], an
@@ -14,14 +15,13 @@
 //! is an `Err` instead. A layout that may address an element twice is refused first, shared or
 //! not, since no copy could say which of the aliased writes wins.
 
-use std::sync::Arc;
-
 use super::Tensor;
 use crate::audit::CopyReason;
 use crate::element::Element;
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::scalar::Numeric;
+use crate::storage::Storage;
 use crate::tensor_mut::{check_divisor, check_writable, TensorMut};
 
 impl<T: Element> Tensor<T> {
@@ -53,12 +53,12 @@ impl<T: Element> Tensor<T> {
     #[track_caller]
     pub fn view_mut(&mut self) -> Result<TensorMut<'_, T>> {
         check_writable("view_mut", &self.layout, self.storage.len())?;
-        if Arc::get_mut(&mut self.storage).is_none() {
+        if Storage::exclusive(&mut self.storage).is_none() {
             let dst = self.layout.dense_like()?;
             *self = self.copy_to_fresh(dst, CopyReason::CopyOnWrite)?;
         }
-        let storage = Arc::get_mut(&mut self.storage)
-            .expect("a fresh copy-on-write storage has no other holder");
+        let storage = Storage::exclusive(&mut self.storage)
+            .expect("a fresh copy-on-write storage has no other holder and is writable");
         TensorMut::new(storage, self.layout.clone())
     }
 
