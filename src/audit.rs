@@ -416,23 +416,43 @@ pub fn forbid_implicit_copies<R>(f: impl FnOnce() -> R) -> R {
     result
 }
 
-/// Reports a copy about to be made from `src` into `dst` (same shape) of `T`-sized elements.
+/// Checks, before any work, that a copy from `src` for `reason` is allowed, and records
+/// nothing (the copy may still fail, e.g. its allocation). Once the copy has been
+/// made, [`note_copy_made`] records it, so a copy that failed is never counted.
 ///
 /// # Errors
 /// [`Error::ImplicitCopy`] if `reason` is implicit and a forbidding scope is active on this
 /// thread; the caller must then not copy.
 #[track_caller]
-pub(crate) fn note_copy(
-    reason: CopyReason,
-    dtype: DType,
-    src: &Layout,
-    dst: &Layout,
-) -> Result<()> {
+pub(crate) fn check_copy_allowed(reason: CopyReason, dtype: DType, src: &Layout) -> Result<()> {
     let state = STATE.load(Relaxed);
-    if state == 0 {
+    if state < SCOPE_UNIT || !reason.is_implicit() {
         return Ok(());
     }
-    slow_path(state, reason, dtype, src, dst, Location::caller())
+    let forbidden = SCOPES.with(|s| s.borrow().iter().any(|f| matches!(f, Frame::Forbid)));
+    if forbidden {
+        return Err(Error::ImplicitCopy {
+            reason,
+            bytes: copy_bytes(src, dtype),
+            location: Location::caller(),
+        });
+    }
+    Ok(())
+}
+
+/// Records a copy that has been made (allowed by [`check_copy_allowed`] before it started).
+#[track_caller]
+pub(crate) fn note_copy_made(reason: CopyReason, dtype: DType, src: &Layout, dst: &Layout) {
+    let state = STATE.load(Relaxed);
+    if state != 0 {
+        record_event(state, reason, dtype, src, dst, Location::caller());
+    }
+}
+
+/// Bytes a copy of `src` moves. A copy that was made fits in memory, so the product cannot
+/// overflow for it; for a refused one (whose size may be anything) it saturates.
+fn copy_bytes(src: &Layout, dtype: DType) -> usize {
+    src.numel().saturating_mul(dtype.size())
 }
 
 /// Reports a copy the user asked for by name (never forbidden).
@@ -441,31 +461,22 @@ pub(crate) fn note_explicit_copy(reason: CopyReason, dtype: DType, src: &Layout,
     debug_assert!(!reason.is_implicit());
     let state = STATE.load(Relaxed);
     if state != 0 {
-        // An explicit reason never yields ImplicitCopy, so there is no error to handle.
-        let _ = slow_path(state, reason, dtype, src, dst, Location::caller());
+        record_event(state, reason, dtype, src, dst, Location::caller());
     }
 }
 
+/// Adds one event to the innermost recording scope of this thread and to the totals.
 #[cold]
-fn slow_path(
+fn record_event(
     state: usize,
     reason: CopyReason,
     dtype: DType,
     src: &Layout,
     dst: &Layout,
     location: &'static Location<'static>,
-) -> Result<()> {
-    let bytes = src.numel() * dtype.size();
+) {
+    let bytes = copy_bytes(src, dtype);
     if state >= SCOPE_UNIT {
-        let forbidden = reason.is_implicit()
-            && SCOPES.with(|s| s.borrow().iter().any(|f| matches!(f, Frame::Forbid)));
-        if forbidden {
-            return Err(Error::ImplicitCopy {
-                reason,
-                bytes,
-                location,
-            });
-        }
         SCOPES.with(|s| {
             if let Some(Frame::Record(events)) = s
                 .borrow_mut()
@@ -489,5 +500,4 @@ fn slow_path(
         TOTAL_COUNT.fetch_add(1, Relaxed);
         TOTAL_BYTES.fetch_add(bytes as u64, Relaxed);
     }
-    Ok(())
 }

@@ -405,19 +405,31 @@ impl fmt::Display for Error {
                  squeezed",
                 Dims(shape)
             ),
-            Error::NumelMismatch { op, have, shape, need } => match need {
-                Some(n) => write!(
-                    f,
-                    "{op}: shape {} needs {n} elements but there are {have}",
-                    Dims(shape)
-                ),
-                None => write!(
-                    f,
-                    "{op}: shape {} has a size or element count above isize::MAX; there are \
-                     {have} elements",
-                    Dims(shape)
-                ),
-            },
+            Error::NumelMismatch { op, have, shape, need } => {
+                match need {
+                    Some(n) => write!(
+                        f,
+                        "{op}: shape {} needs {n} elements but there are {have}",
+                        Dims(shape)
+                    )?,
+                    None => write!(
+                        f,
+                        "{op}: shape {} has a size or element count above isize::MAX; there \
+                         are {have} elements",
+                        Dims(shape)
+                    )?,
+                }
+                match (*op, need) {
+                    ("contiguous_into", Some(n)) => {
+                        write!(f, "; give a buffer of exactly {n} elements")
+                    }
+                    ("from_vec" | "from_slice", Some(n)) => write!(
+                        f,
+                        "; give {n} elements, or a shape whose sizes multiply to {have}"
+                    ),
+                    _ => write!(f, "; give a shape whose sizes multiply to {have}"),
+                }
+            }
             Error::ViewNotPossible { shape, strides, requested, dims } => {
                 let (lo, hi) = *dims;
                 write!(
@@ -452,16 +464,19 @@ impl fmt::Display for Error {
                 Dims(a),
                 Dims(b)
             ),
-            Error::RankMismatch { op, what, expected, got } => write!(
-                f,
-                "{op}: expected {expected} {what} (one per dim), got {got}"
-            ),
+            Error::RankMismatch { op, what, expected, got } => {
+                fmt_rank(f, op, what, *expected, *got)
+            }
             Error::Overflow { op, shape, strides } => {
                 write!(f, "{op}: shape {}", Dims(shape))?;
                 if !strides.is_empty() {
                     write!(f, " with strides {}", Dims(strides))?;
                 }
-                f.write_str(" overflows the element count or the storage offsets")
+                f.write_str(
+                    " overflows: its element count, its size in bytes or a storage offset \
+                     exceeds isize::MAX; use smaller sizes (a view this large exists only \
+                     through stride-0 dims and cannot be materialised)",
+                )
             }
             Error::NegativeOffset { op, min_offset, shape, strides } => write!(
                 f,
@@ -552,7 +567,11 @@ impl fmt::Display for Error {
                 "implicit copy forbidden: {reason} of {bytes} bytes at {location}; make the copy \
                  explicit with contiguous() first, or change the layout so a view suffices"
             ),
-            Error::Alloc { bytes } => write!(f, "allocation of {bytes} bytes failed"),
+            Error::Alloc { bytes } => write!(
+                f,
+                "allocation of {bytes} bytes failed: the allocator has no memory for it; free \
+                 other tensors, or work on smaller pieces (narrow, chunk)"
+            ),
             Error::DivisionByZero { op } => write!(
                 f,
                 "{op}: integer division by zero; integers have no result for x / 0 (check the \
@@ -585,6 +604,86 @@ impl fmt::Display for Error {
             ),
         }
     }
+}
+
+/// `RankMismatch`'s message. `what` names the counted items, optionally followed by
+/// `" (at most)"` or `" (at least)"` (e.g. `"dims (at most)"`); without a qualifier one item
+/// per dim is expected.
+fn fmt_rank(
+    f: &mut fmt::Formatter<'_>,
+    op: &str,
+    what: &str,
+    expected: usize,
+    got: usize,
+) -> fmt::Result {
+    let (noun, bound) = if let Some(n) = what.strip_suffix(" (at most)") {
+        (n, "at most ")
+    } else if let Some(n) = what.strip_suffix(" (at least)") {
+        (n, "at least ")
+    } else {
+        (what, "")
+    };
+    // "1 dim", "2 dims": the nouns are given in the plural.
+    let counted = |n: usize| match noun.strip_suffix('s') {
+        Some(one) if n == 1 => format!("{n} {one}"),
+        _ => format!("{n} {noun}"),
+    };
+    write!(f, "{op}: expected {bound}{}, got {got}", counted(expected))?;
+    let one = noun.strip_suffix('s').unwrap_or(noun);
+    let fix = match (op, noun) {
+        ("t", _) => "; t() is for 0-, 1- and 2-dim tensors, use transpose(d0, d1) or permute \
+                     to swap dims of a larger one"
+            .to_string(),
+        ("matmul" | "matmul_into", _) => "; a 0-dim operand has no matrix dims, unsqueeze it \
+                                          or multiply elementwise (mul) instead"
+            .to_string(),
+        ("expand", _) => "; give one size per dim (new dims may be added on the left, never \
+                          removed)"
+            .to_string(),
+        (_, "index dims") if bound.is_empty() => {
+            "; the index tensor needs as many dims as the input".to_string()
+        }
+        (_, "source dims") => "; the source needs as many dims as the input".to_string(),
+        (_, "index dims") => "; flatten the index first (reshape it to one dim)".to_string(),
+        _ if bound.is_empty() => format!("; give one {one} per dim"),
+        _ => String::new(),
+    };
+    f.write_str(&fix)
+}
+
+impl Error {
+    /// The same error reported for `op`, the public operation the user called, when an inner
+    /// step (e.g. `Layout::contiguous` inside `zeros`) named itself instead.
+    pub(crate) fn with_op(mut self, name: &'static str) -> Error {
+        match &mut self {
+            Error::Overflow { op, .. }
+            | Error::NumelMismatch { op, .. }
+            | Error::RankMismatch { op, .. }
+            | Error::NegativeOffset { op, .. }
+            | Error::OutOfBounds { op, .. } => *op = name,
+            _ => {}
+        }
+        self
+    }
+}
+
+/// The byte size of `numel` elements of `elem_size` bytes for a fresh result of `shape`, or
+/// [`Error::Overflow`] naming `op` and `shape` if it exceeds `isize::MAX` (which no allocation
+/// can satisfy: an overflow, not an allocation failure).
+pub(crate) fn checked_bytes(
+    op: &'static str,
+    shape: &[usize],
+    numel: usize,
+    elem_size: usize,
+) -> Result<usize> {
+    numel
+        .checked_mul(elem_size)
+        .filter(|&b| b <= isize::MAX as usize)
+        .ok_or_else(|| Error::Overflow {
+            op,
+            shape: shape.to_vec(),
+            strides: vec![],
+        })
 }
 
 impl std::error::Error for Error {}

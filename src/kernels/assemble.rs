@@ -22,7 +22,7 @@ fn fresh_for<T: Element>(out: &Layout) -> Result<UninitStorage<T>> {
         out.offset() == 0 && out.is_non_overlapping_and_dense(),
         "assemble: the output must be dense"
     );
-    Storage::<T>::uninit(out.numel())
+    super::fresh::<T>("cat/stack/pad", out.shape(), out.numel())
 }
 
 /// Copies every part into `region` of the fresh output.

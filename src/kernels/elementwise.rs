@@ -351,7 +351,7 @@ fn prepare<O: Element>(
         .map(|l| broadcast_strides(l, &shape))
         .collect();
     let out = Layout::new(&shape, &output_strides(&shape, &in_strides), 0)?;
-    let fresh = Storage::<O>::uninit(element_count(out.shape()))?;
+    let fresh = super::fresh::<O>("elementwise op", out.shape(), element_count(out.shape()))?;
     let mut strides = vec![out.strides().to_vec()];
     strides.extend(in_strides);
     let mut offsets = vec![0];

@@ -136,9 +136,9 @@ pub(crate) fn index_select<T: Element>(
     let (shape, strides) = (src.layout.shape(), src.layout.strides());
     let mut out_shape = shape.to_vec();
     out_shape[dim] = indices.len();
-    let out = Layout::contiguous(&out_shape)?;
+    let out = Layout::contiguous(&out_shape).map_err(|e| e.with_op("index_select"))?;
     let n = out.numel();
-    let mut fresh = Storage::<T>::uninit(n)?;
+    let mut fresh = super::fresh::<T>("index_select", &out_shape, n)?;
     if n > 0 {
         let offs: Vec<isize> = indices
             .iter()
@@ -289,9 +289,9 @@ pub(crate) fn gather<T: Element>(
     let (s0, i0) = (base(&src), base(&index));
     let shape = index.layout.shape();
     check_within(shape, src.layout.shape(), Some(dim));
-    let out = Layout::contiguous(shape)?;
+    let out = Layout::contiguous(shape).map_err(|e| e.with_op("gather"))?;
     let n = out.numel();
-    let mut fresh = Storage::<T>::uninit(n)?;
+    let mut fresh = super::fresh::<T>("gather", shape, n)?;
     if n > 0 {
         let size = src.layout.shape()[dim];
         let sd = src.layout.strides()[dim];

@@ -26,3 +26,20 @@ pub(crate) mod softmax;
 pub(crate) mod transpose;
 pub(crate) mod unravel;
 pub(crate) mod walk;
+
+use crate::element::Element;
+use crate::error::Result;
+use crate::storage::{Storage, UninitStorage};
+
+/// Fresh memory for a result of `shape` (`len` elements) of the operation `op`. A byte size
+/// above `isize::MAX` (e.g. the result of an op on a huge expanded view) is reported as
+/// [`Error::Overflow`](crate::Error::Overflow) naming `op` and `shape`, not as an allocation
+/// failure; an allocation that fails is [`Error::Alloc`](crate::Error::Alloc).
+pub(crate) fn fresh<T: Element>(
+    op: &'static str,
+    shape: &[usize],
+    len: usize,
+) -> Result<UninitStorage<T>> {
+    crate::error::checked_bytes(op, shape, len, std::mem::size_of::<T>())?;
+    Storage::<T>::uninit(len)
+}

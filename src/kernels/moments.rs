@@ -140,7 +140,7 @@ where
         .collect();
     assert_eq!(out.shape(), &keep[..], "var: output shape");
     let n_out = out.numel();
-    let mut fresh = Storage::<T>::uninit(n_out)?;
+    let mut fresh = super::fresh::<T>("var", out.shape(), n_out)?;
     let y = fresh.as_mut_ptr();
     if layout.numel() == 0 {
         // Over no elements (the other dims being non-empty) every result is 0 / 0.

@@ -65,7 +65,7 @@ pub(crate) fn reduce<T: Element, R: Reducer<T>>(
         "reduce: layout does not fit its storage"
     );
     let n_out = element_count(plan.out_layout.shape());
-    let mut fresh = Storage::<R::Out>::uninit(n_out)?;
+    let mut fresh = super::fresh::<R::Out>("reduction", plan.out_layout.shape(), n_out)?;
     let out = fresh.as_mut_ptr();
     if plan.count == 0 {
         let value = r.finish(r.identity(), 0);

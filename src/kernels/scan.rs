@@ -182,7 +182,7 @@ where
     assert!(dim < layout.ndim(), "scan: dim out of range");
     let out_layout = layout.dense_like()?;
     let n = out_layout.numel();
-    let mut fresh = Storage::<T>::uninit(n)?;
+    let mut fresh = super::fresh::<T>("scan", out_layout.shape(), n)?;
     if n > 0 {
         let (shape, so) = (layout.shape(), out_layout.strides());
         let plan = DimPlan::new(shape, dim, layout.strides(), so, so);

@@ -133,7 +133,7 @@ where
         0,
     )?;
     let n = out_layout.numel();
-    let mut fresh = Storage::<T>::uninit(n)?;
+    let mut fresh = super::fresh::<T>("softmax", shape, n)?;
     if n > 0 {
         let so = out_layout.strides();
         let plan = DimPlan::new(shape, dim, layout.strides(), so, so);

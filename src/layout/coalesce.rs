@@ -18,8 +18,20 @@
 /// assert_eq!(strides, vec![vec![12, 1], vec![40, 1]]);
 /// ```
 ///
+/// Any sizes and strides are accepted, not only those of a valid [`Layout`](crate::Layout):
+/// all arithmetic is checked, and two dims whose merged size or span would overflow are left
+/// unmerged, so the result always describes the same element order as the input.
+///
+/// ```
+/// use stridex::layout::coalesce_joint;
+/// let mut shape = vec![usize::MAX, 2];
+/// let mut strides = vec![vec![2, 1]];
+/// coalesce_joint(&mut shape, &mut strides); // usize::MAX * 2 does not fit: kept apart
+/// assert_eq!((shape, strides), (vec![usize::MAX, 2], vec![vec![2, 1]]));
+/// ```
+///
 /// # Panics
-/// If a stride list's length differs from `shape.len()` (an internal caller error).
+/// If a stride list's length differs from `shape.len()`.
 pub fn coalesce_joint(shape: &mut Vec<usize>, strides: &mut [Vec<isize>]) {
     for s in strides.iter() {
         assert_eq!(s.len(), shape.len(), "coalesce_joint: one stride per dim");
@@ -36,14 +48,19 @@ pub fn coalesce_joint(shape: &mut Vec<usize>, strides: &mut [Vec<isize>]) {
         if shape[d] == 1 {
             continue;
         }
-        let merge = out > 0
-            && strides.iter().all(|s| {
-                // Overflow-free: both dims exist in a valid layout, so the product is an
-                // addressed span; use checked math anyway since callers may pass raw lists.
-                s[d].checked_mul(shape[d] as isize) == Some(s[out - 1])
-            });
-        if merge {
-            shape[out - 1] *= shape[d];
+        // The merged size, if the dims merge for every operand. Checked throughout: raw lists
+        // from callers need not come from a valid layout.
+        let merged = out
+            .checked_sub(1)
+            .filter(|&prev| {
+                let size = isize::try_from(shape[d]).ok();
+                strides
+                    .iter()
+                    .all(|s| size.and_then(|n| s[d].checked_mul(n)) == Some(s[prev]))
+            })
+            .and_then(|prev| shape[prev].checked_mul(shape[d]));
+        if let Some(size) = merged {
+            shape[out - 1] = size;
             for s in strides.iter_mut() {
                 s[out - 1] = s[d];
             }
@@ -90,6 +107,26 @@ mod tests {
         let mut strides = vec![vec![1, 3]];
         coalesce_joint(&mut shape, &mut strides);
         assert_eq!((shape, strides), (vec![0], vec![vec![1]]));
+    }
+
+    /// Issue 14, item 9: `coalesce_joint(&mut vec![usize::MAX, 2], &mut [vec![2, 1]])`
+    /// multiplied the merged size unchecked (a debug panic, a silent wrap in release).
+    #[test]
+    fn sizes_whose_product_overflows_stay_unmerged() {
+        let mut shape = vec![usize::MAX, 2];
+        let mut strides = vec![vec![2, 1]];
+        coalesce_joint(&mut shape, &mut strides);
+        assert_eq!((shape, strides), (vec![usize::MAX, 2], vec![vec![2, 1]]));
+        // A size above isize::MAX must not be cast to a negative stride factor.
+        let mut shape = vec![3, usize::MAX];
+        let mut strides = vec![vec![-1, 1]];
+        coalesce_joint(&mut shape, &mut strides);
+        assert_eq!((shape, strides), (vec![3, usize::MAX], vec![vec![-1, 1]]));
+        // Stride products that overflow isize are not merged either.
+        let mut shape = vec![2, 4];
+        let mut strides = vec![vec![isize::MIN, isize::MAX / 2 + 1]];
+        coalesce_joint(&mut shape, &mut strides);
+        assert_eq!(shape, vec![2, 4]);
     }
 
     #[test]

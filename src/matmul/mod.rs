@@ -358,7 +358,8 @@ pub(crate) fn matmul<T: MatmulElement>(
     bl: &Layout,
 ) -> Result<(Storage<T>, Layout)> {
     let shape = MatmulShape::new(al, bl)?;
-    let out = Layout::contiguous(shape.out_shape())?;
+    let out = Layout::contiguous(shape.out_shape()).map_err(|e| e.with_op("matmul"))?;
+    crate::error::checked_bytes("matmul", out.shape(), out.numel(), std::mem::size_of::<T>())?;
     let plan = shape.gemms(&out);
     let storage = gemm::run_fresh(&plan, a, b, out.numel())?;
     Ok((storage, out))

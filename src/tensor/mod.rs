@@ -16,6 +16,7 @@ mod build;
 mod cast;
 mod compare;
 mod copy;
+mod construct;
 mod fmt;
 mod format;
 mod index;
@@ -25,7 +26,9 @@ mod ops;
 mod reduce;
 mod scan;
 mod stats;
+mod shape;
 mod views;
+mod traits;
 mod write;
 
 pub use access::Iter;
@@ -127,16 +130,18 @@ impl<T: Element> Tensor<T> {
     /// A row-major tensor of `shape` filled with `value`.
     ///
     /// # Errors
-    /// [`Error::Overflow`] if the element count overflows, [`Error::Alloc`] if the memory cannot
-    /// be allocated.
+    /// [`Error::Overflow`] naming `full` and the shape if the element count or the byte size
+    /// exceeds `isize::MAX`, [`Error::Alloc`] if the memory cannot be allocated.
     ///
     /// ```
     /// let t = stridex::Tensor::full(&[2, 3], 7i64)?;
     /// assert_eq!(t.to_vec(), vec![7; 6]);
     /// # Ok::<(), stridex::Error>(())
+    /// assert!(stridex::Tensor::full(&[1 << 40, 1 << 40], 0u8).is_err());
     /// ```
     pub fn full(shape: &[usize], value: T) -> Result<Tensor<T>> {
-        let layout = Layout::contiguous(shape)?;
+        let layout = Layout::contiguous(shape).map_err(|e| e.with_op("full"))?;
+        crate::error::checked_bytes("full", shape, layout.numel(), T::DTYPE.size())?;
         let storage = Storage::full(layout.numel(), value)?;
         Ok(Self::from_parts(Arc::new(storage), layout))
     }
@@ -144,15 +149,17 @@ impl<T: Element> Tensor<T> {
     /// A row-major tensor of `shape` filled with zeros (all-zero bytes).
     ///
     /// # Errors
-    /// As [`Tensor::full`].
+    /// As [`Tensor::full`], naming `zeros`.
     ///
     /// ```
     /// let t = stridex::Tensor::<half::bf16>::zeros(&[2, 2])?;
     /// assert_eq!(t.get(&[1, 1])?, half::bf16::ZERO);
     /// # Ok::<(), stridex::Error>(())
+    /// let err = stridex::Tensor::<f32>::zeros(&[1 << 40, 1 << 40]).unwrap_err();
+    /// assert!(err.to_string().starts_with("zeros: shape [1099511627776, 1099511627776]"));
     /// ```
     pub fn zeros(shape: &[usize]) -> Result<Tensor<T>> {
-        Self::full(shape, T::zeroed())
+        Self::full(shape, T::zeroed()).map_err(|e| e.with_op("zeros"))
     }
 
     /// A zero-filled tensor with the given strides (offset 0), on a storage just large enough for
@@ -308,8 +315,9 @@ impl<T: Element + num_traits::Num + num_traits::NumCast> Tensor<T> {
     /// Values are computed as `start + i * step` in `f64` and converted to `T`.
     ///
     /// # Errors
-    /// [`Error::ZeroStep`] if `step` is zero; [`Error::Overflow`] if a bound is not finite or a
-    /// value does not fit in `T`.
+    /// [`Error::ZeroStep`] if `step` is zero; [`Error::InvalidArgument`] if `start`, `end` or
+    /// `step` is NaN or infinite; [`Error::Overflow`] if the element count exceeds `isize::MAX`
+    /// or a value does not fit in `T`; [`Error::Alloc`].
     ///
     /// ```
     /// use stridex::Tensor;
@@ -317,6 +325,7 @@ impl<T: Element + num_traits::Num + num_traits::NumCast> Tensor<T> {
     /// assert_eq!(Tensor::arange(1.0f32, 0.0, -0.25)?.to_vec(), vec![1.0, 0.75, 0.5, 0.25]);
     /// assert_eq!(Tensor::arange(3u8, 3, 1)?.numel(), 0);
     /// # Ok::<(), stridex::Error>(())
+    /// assert!(Tensor::arange(0.0f32, f32::NAN, 1.0).unwrap_err().to_string().contains("NaN"));
     /// ```
     pub fn arange(start: T, end: T, step: T) -> Result<Tensor<T>> {
         if step.is_zero() {
@@ -330,18 +339,29 @@ impl<T: Element + num_traits::Num + num_traits::NumCast> Tensor<T> {
             shape: vec![n],
             strides: vec![],
         };
-        let f = |v: T| {
-            v.to_f64()
-                .filter(|x| x.is_finite())
-                .ok_or_else(|| overflow(0))
+        let f = |name: &str, v: T| {
+            // Integers always convert; a float that does not is NaN or infinite.
+            match v.to_f64() {
+                Some(x) if x.is_finite() => Ok(x),
+                other => Err(Error::InvalidArgument {
+                    op: "arange",
+                    message: format!(
+                        "{name} is {}, but start, end and step must be finite numbers; \
+                         give finite bounds (the element count of an unbounded range is \
+                         undefined)",
+                        other.map_or("not a number".to_string(), |x| format!("{x}"))
+                    ),
+                }),
+            }
         };
-        let (s, e, st) = (f(start)?, f(end)?, f(step)?);
+        let (s, e, st) = (f("start", start)?, f("end", end)?, f("step", step)?);
         let count = ((e - s) / st).ceil().max(0.0);
         if count > isize::MAX as f64 {
             return Err(overflow(usize::MAX));
         }
         let n = count as usize;
         // Check every value converts before writing any, so the storage fill cannot fail.
+        crate::error::checked_bytes("arange", &[n], n, T::DTYPE.size())?;
         let value = |i: usize| T::from(s + i as f64 * st);
         if n > 0 && (value(0).is_none() || value(n - 1).is_none()) {
             return Err(overflow(n));
