@@ -343,6 +343,47 @@ pub enum Error {
         /// The batch dims of `b`.
         b_batch: Vec<usize>,
     },
+    /// Reading or writing a file failed in the operating system (not found, no permission,
+    /// disk full, ...).
+    Io {
+        /// The operation, e.g. `"load_npy"`.
+        op: &'static str,
+        /// The file, or `"<reader>"` / `"<writer>"` for a stream.
+        path: String,
+        /// The kind of failure.
+        kind: std::io::ErrorKind,
+        /// The operating system's message.
+        message: String,
+    },
+    /// A file's contents do not follow its format (truncated, bad header, offsets out of
+    /// range, ...).
+    MalformedFile {
+        /// The format, e.g. `"npy"` or `"safetensors"`.
+        format: &'static str,
+        /// The file, or `"<reader>"` for a stream.
+        path: String,
+        /// What was expected and what was found.
+        message: String,
+    },
+    /// A file holds elements of a type stridex has no [`Element`](crate::Element) for
+    /// (complex, strings, fp8, ...).
+    UnsupportedDType {
+        /// The format, e.g. `"npy"` or `"safetensors"`.
+        format: &'static str,
+        /// The file, or `"<reader>"` for a stream.
+        path: String,
+        /// The type as the file names it, e.g. `"<c16"` or `"F8_E4M3"`.
+        dtype: String,
+    },
+    /// A dynamically typed tensor holds another element type than the one asked for.
+    DTypeMismatch {
+        /// The operation.
+        op: &'static str,
+        /// The element type asked for.
+        expected: crate::DType,
+        /// The element type the tensor holds.
+        got: crate::DType,
+    },
 }
 
 struct Dims<'a, T>(&'a [T]);
@@ -601,6 +642,25 @@ impl fmt::Display for Error {
                 Dims(b),
                 Dims(a_batch),
                 Dims(b_batch)
+            ),
+            Error::Io { op, path, kind, message } => write!(
+                f,
+                "{op}: cannot access {path}: {message} ({kind}); check the path, its \
+                 permissions and the free space"
+            ),
+            Error::MalformedFile { format, path, message } => {
+                write!(f, "malformed {format} file {path}: {message}")
+            }
+            Error::UnsupportedDType { format, path, dtype } => write!(
+                f,
+                "{format} file {path} holds elements of type {dtype}, which stridex has no \
+                 element type for (it has f16, bf16, f32, f64, i8..i64, u8..u64; bool loads as \
+                 u8); convert the data to one of these before saving it"
+            ),
+            Error::DTypeMismatch { op, expected, got } => write!(
+                f,
+                "{op}: the tensor holds {got} elements, not {expected}; ask for {got}, or \
+                 cast the {got} tensor with .cast::<{expected}>()"
             ),
         }
     }

@@ -132,6 +132,8 @@
 pub mod audit;
 pub mod element;
 pub mod error;
+#[cfg(any(feature = "ndarray", feature = "npy", feature = "safetensors", feature = "serde"))]
+pub mod interop;
 mod iter;
 mod kernels;
 pub mod layout;

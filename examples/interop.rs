@@ -1,0 +1,2 @@
+//! Placeholder; the interop example is written below.
+fn main() {}
