@@ -145,6 +145,8 @@ pub mod tensor_mut;
 
 pub use element::{DType, Element};
 pub use error::{Error, Result};
+/// The `half` crate, whose `f16` and `bf16` are element types of the public API.
+pub use half;
 pub use layout::{broadcast_shapes, Layout, MemoryFormat};
 pub use scalar::Numeric;
 pub use storage::Storage;

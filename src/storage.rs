@@ -93,7 +93,8 @@ fn allocate(bytes: usize) -> Result<NonNull<u8>> {
     }
     // SAFETY: `layout` has non-zero size (bytes > 0), as `alloc` requires.
     let ptr = NonNull::new(unsafe { std::alloc::alloc(layout) }).ok_or(Error::Alloc { bytes })?;
-    #[cfg(target_os = "linux")]
+    // Not under Miri, which cannot call madvise (the advice changes no contents).
+    #[cfg(all(target_os = "linux", not(miri)))]
     if layout.align() == HUGE_PAGE {
         // SAFETY: the range is the allocation just made, page aligned (2 MiB) and of its full
         // size. madvise only changes how the kernel backs the pages, never their contents; its
@@ -450,6 +451,32 @@ impl<T: Element> Storage<T> {
     /// (invariant 4).
     pub(crate) fn exclusive(arc: &mut Arc<Storage<T>>) -> Option<&mut Storage<T>> {
         Arc::get_mut(arc).filter(|s| s.is_writable())
+    }
+
+    /// A storage of the first `len` items of `items`, written straight into fresh aligned
+    /// memory; `Ok(Err(count))` if `items` does not yield exactly `len` items (`count` is how
+    /// many it gave, or `len + 1` if it gave more), in which case nothing is kept.
+    pub(crate) fn from_exact_iter(
+        len: usize,
+        items: impl IntoIterator<Item = T>,
+    ) -> Result<std::result::Result<Self, usize>> {
+        let mut fresh = Self::uninit(len)?;
+        let p = fresh.as_mut_ptr();
+        let mut items = items.into_iter();
+        for i in 0..len {
+            match items.next() {
+                // SAFETY: i < len, inside the allocation (invariant 2); T is Copy (Pod), so a
+                // plain write into uninitialized memory is fine. On an early return, `fresh`
+                // is freed without ever being read.
+                Some(x) => unsafe { p.add(i).write(x) },
+                None => return Ok(Err(i)),
+            }
+        }
+        if items.next().is_some() {
+            return Ok(Err(len + 1));
+        }
+        // SAFETY: all `len` elements were just written.
+        Ok(Ok(unsafe { fresh.assume_init() }))
     }
 
     /// Number of elements.

@@ -45,6 +45,7 @@ mod broadcast;
 mod coalesce;
 mod explain;
 mod format;
+mod infer;
 mod overlap;
 mod split;
 mod view;
@@ -53,6 +54,7 @@ mod view_ops;
 pub use broadcast::broadcast_shapes;
 pub use coalesce::coalesce_joint;
 pub use format::MemoryFormat;
+pub use infer::infer_shape;
 
 use crate::error::{Error, Result};
 

@@ -13,10 +13,11 @@
 
 mod access;
 mod build;
+mod bytes;
 mod cast;
 mod compare;
-mod copy;
 mod construct;
+mod copy;
 mod fmt;
 mod format;
 mod index;
@@ -25,10 +26,10 @@ mod matmul;
 mod ops;
 mod reduce;
 mod scan;
-mod stats;
 mod shape;
-mod views;
+mod stats;
 mod traits;
+mod views;
 mod write;
 
 pub use access::Iter;
@@ -136,8 +137,8 @@ impl<T: Element> Tensor<T> {
     /// ```
     /// let t = stridex::Tensor::full(&[2, 3], 7i64)?;
     /// assert_eq!(t.to_vec(), vec![7; 6]);
-    /// # Ok::<(), stridex::Error>(())
     /// assert!(stridex::Tensor::full(&[1 << 40, 1 << 40], 0u8).is_err());
+    /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn full(shape: &[usize], value: T) -> Result<Tensor<T>> {
         let layout = Layout::contiguous(shape).map_err(|e| e.with_op("full"))?;
@@ -154,9 +155,9 @@ impl<T: Element> Tensor<T> {
     /// ```
     /// let t = stridex::Tensor::<half::bf16>::zeros(&[2, 2])?;
     /// assert_eq!(t.get(&[1, 1])?, half::bf16::ZERO);
-    /// # Ok::<(), stridex::Error>(())
     /// let err = stridex::Tensor::<f32>::zeros(&[1 << 40, 1 << 40]).unwrap_err();
     /// assert!(err.to_string().starts_with("zeros: shape [1099511627776, 1099511627776]"));
+    /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn zeros(shape: &[usize]) -> Result<Tensor<T>> {
         Self::full(shape, T::zeroed()).map_err(|e| e.with_op("zeros"))
@@ -324,8 +325,8 @@ impl<T: Element + num_traits::Num + num_traits::NumCast> Tensor<T> {
     /// assert_eq!(Tensor::arange(0i32, 5, 2)?.to_vec(), vec![0, 2, 4]);
     /// assert_eq!(Tensor::arange(1.0f32, 0.0, -0.25)?.to_vec(), vec![1.0, 0.75, 0.5, 0.25]);
     /// assert_eq!(Tensor::arange(3u8, 3, 1)?.numel(), 0);
-    /// # Ok::<(), stridex::Error>(())
     /// assert!(Tensor::arange(0.0f32, f32::NAN, 1.0).unwrap_err().to_string().contains("NaN"));
+    /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn arange(start: T, end: T, step: T) -> Result<Tensor<T>> {
         if step.is_zero() {
@@ -360,8 +361,8 @@ impl<T: Element + num_traits::Num + num_traits::NumCast> Tensor<T> {
             return Err(overflow(usize::MAX));
         }
         let n = count as usize;
-        // Check every value converts before writing any, so the storage fill cannot fail.
         crate::error::checked_bytes("arange", &[n], n, T::DTYPE.size())?;
+        // Check every value converts before writing any, so the storage fill cannot fail.
         let value = |i: usize| T::from(s + i as f64 * st);
         if n > 0 && (value(0).is_none() || value(n - 1).is_none()) {
             return Err(overflow(n));

@@ -59,6 +59,7 @@ impl<T: Element> Tensor<T> {
     /// assert!(!flat.shares_storage(&a));
     /// assert_eq!(flat.to_vec(), vec![0, 3, 1, 4, 2, 5]);
     /// assert!(a.reshape(&[3, 2])?.shares_storage(&a));
+    /// assert!(a.reshape(&[7]).unwrap_err().to_string().starts_with("reshape"));
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[track_caller]
@@ -70,7 +71,7 @@ impl<T: Element> Tensor<T> {
                 self.copy_to_fresh(dst, CopyReason::ReshapeCopy)?
                     .view(shape)
             }
-            Err(e) => Err(e),
+            Err(e) => Err(e.with_op("reshape")),
         }
     }
 
