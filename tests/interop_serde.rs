@@ -1,0 +1,125 @@
+//! serde: random views of every element type round-trip through JSON as shape + logical-order
+//! elements, and deserialization refuses inconsistent input with clear errors.
+#![cfg(feature = "serde")]
+
+mod interop_common;
+
+use half::{bf16, f16};
+use interop_common::{arb_recipe, config, Recipe, Sample};
+use proptest::prelude::*;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use stridex::Tensor;
+
+fn round_trip<T: Sample + Serialize + DeserializeOwned>(r: &Recipe) -> Result<(), TestCaseError> {
+    let t = r.exact::<T>();
+    let json = serde_json::to_string(&t).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    // The value is exactly the shape and the elements in logical order.
+    prop_assert_eq!(value["shape"].as_array().unwrap().len(), t.ndim());
+    prop_assert_eq!(value["data"].as_array().unwrap().len(), t.numel());
+    let back: Tensor<T> = serde_json::from_str(&json).unwrap();
+    prop_assert_eq!(back.shape(), t.shape());
+    prop_assert_eq!(back.to_vec(), t.to_vec());
+    prop_assert!(back.is_contiguous());
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config(128))]
+
+    #[test]
+    fn random_views_round_trip_through_json(r in arb_recipe()) {
+        round_trip::<f16>(&r)?;
+        round_trip::<bf16>(&r)?;
+        round_trip::<f32>(&r)?;
+        round_trip::<f64>(&r)?;
+        round_trip::<i8>(&r)?;
+        round_trip::<i16>(&r)?;
+        round_trip::<i32>(&r)?;
+        round_trip::<i64>(&r)?;
+        round_trip::<u8>(&r)?;
+        round_trip::<u16>(&r)?;
+        round_trip::<u32>(&r)?;
+        round_trip::<u64>(&r)?;
+    }
+
+    /// Any shape and any data length: a tensor exactly when they agree.
+    #[test]
+    fn shape_and_length_must_agree(shape in prop::collection::vec(0usize..5, 0..4), len in 0usize..80) {
+        let json = format!(r#"{{"shape":{:?},"data":{:?}}}"#, shape, vec![1u8; len]);
+        let need: usize = shape.iter().product();
+        match serde_json::from_str::<Tensor<u8>>(&json) {
+            Ok(t) => {
+                prop_assert_eq!(need, len);
+                prop_assert_eq!(t.shape(), &shape[..]);
+            }
+            Err(e) => {
+                prop_assert!(need != len);
+                let msg = e.to_string();
+                prop_assert!(msg.contains(&format!("needs {need} elements but there are {len}")), "{}", msg);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_serialized_form_is_shape_and_logical_data() {
+    let t = Tensor::arange(0u8, 6, 1)
+        .unwrap()
+        .view(&[2, 3])
+        .unwrap()
+        .flip(1)
+        .unwrap();
+    assert_eq!(
+        serde_json::to_string(&t).unwrap(),
+        r#"{"shape":[2,3],"data":[2,1,0,5,4,3]}"#
+    );
+    let s = Tensor::from_vec(vec![2.5f64], &[]).unwrap();
+    assert_eq!(
+        serde_json::to_string(&s).unwrap(),
+        r#"{"shape":[],"data":[2.5]}"#
+    );
+    let e = Tensor::<u8>::zeros(&[1]).unwrap().expand(&[3]).unwrap();
+    assert_eq!(
+        serde_json::to_string(&e).unwrap(),
+        r#"{"shape":[3],"data":[0,0,0]}"#
+    );
+}
+
+#[test]
+fn bad_input_is_refused_with_a_clear_error() {
+    let cases = [
+        (
+            r#"{"shape":[2,2],"data":[1,2,3]}"#,
+            "shape [2, 2] needs 4 elements but there are 3",
+        ),
+        (
+            r#"{"shape":[18446744073709551615,2],"data":[]}"#,
+            "above isize::MAX",
+        ),
+        (
+            r#"{"shape":[2],"data":[1,2],"shape":[2]}"#,
+            "duplicate field `shape`",
+        ),
+        (r#"{"shape":[2]}"#, "missing field `data`"),
+        (
+            r#"{"shape":[2],"data":[1,2],"strides":[1]}"#,
+            "unknown field `strides`",
+        ),
+        (r#"{"shape":[-1],"data":[]}"#, "invalid value"),
+        (r#"{"shape":[1],"data":[300]}"#, "invalid value"),
+        (r#"{"shape":[1],"data":["x"]}"#, "invalid type"),
+        (r#"[[2],[1,2]]"#, ""),
+    ];
+    for (json, want) in cases {
+        let r = serde_json::from_str::<Tensor<u8>>(json);
+        if want.is_empty() {
+            // The sequence form (used by binary formats) is accepted too.
+            assert_eq!(r.unwrap().to_vec(), vec![1, 2]);
+        } else {
+            let e = r.unwrap_err().to_string();
+            assert!(e.contains(want), "{json}: {e}");
+        }
+    }
+}
