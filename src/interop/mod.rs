@@ -8,6 +8,9 @@
 //! | `safetensors` | [`load_safetensors`] (reads the file), [`map_safetensors`] (memory-maps it, `unsafe`), [`save_safetensors`] | none per tensor when its bytes are aligned to its element type |
 //! | `serde` | `Serialize` / `Deserialize` for [`Tensor`] (shape and elements in logical order, validated) | - |
 //!
+//! Each has its module here (`ndarray`, `npy`, `safetensors`, `serde`, present with their
+//! feature) whose docs say what is accepted and why; the functions are also re-exported here.
+//!
 //! Files hold tensors of any element type, so loading gives a [`DynTensor`] (an enum with
 //! one variant per element type; [`DynTensor::into_tensor`] gives the typed tensor), and the
 //! savers take anything that is [`AsDynTensor`] (every `Tensor<T>`, and `DynTensor`).
@@ -26,15 +29,15 @@
 #[cfg(any(feature = "npy", feature = "safetensors"))]
 mod dynamic;
 #[cfg(feature = "ndarray")]
-mod ndarray;
+pub mod ndarray;
 #[cfg(feature = "npy")]
-mod npy;
+pub mod npy;
 #[cfg(feature = "npy")]
 mod npy_header;
 #[cfg(feature = "safetensors")]
-mod safetensors;
+pub mod safetensors;
 #[cfg(feature = "serde")]
-mod serde;
+pub mod serde;
 
 #[cfg(any(feature = "npy", feature = "safetensors"))]
 pub use dynamic::{AsDynTensor, DynTensor};
