@@ -475,6 +475,10 @@ where
         path: path.to_string(),
         message,
     };
+    // The framing is done here rather than by `SafeTensors::read_metadata`, whose final length
+    // check (`buffer_end + 8 + n`, safetensors 0.8.0) overflows, a panic in debug builds, on a
+    // header whose offsets add up to nearly usize::MAX; the JSON and its validation are the
+    // crate's (`Metadata`'s `Deserialize`).
     let bytes: &[u8] = (*owner).as_ref();
     let len_field: [u8; 8] = bytes
         .get(..8)
