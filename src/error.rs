@@ -605,7 +605,7 @@ impl fmt::Display for Error {
             }
             Error::ImplicitCopy { reason, bytes, location } => write!(
                 f,
-                "implicit copy forbidden: {reason} of {bytes} bytes at {location}; make the copy \
+                "{reason}: implicit copy forbidden: {bytes} bytes at {location}; make the copy \
                  explicit with contiguous() first, or change the layout so a view suffices"
             ),
             Error::Alloc { bytes } => write!(
@@ -720,7 +720,8 @@ impl Error {
             | Error::NumelMismatch { op, .. }
             | Error::RankMismatch { op, .. }
             | Error::NegativeOffset { op, .. }
-            | Error::OutOfBounds { op, .. } => *op = name,
+            | Error::OutOfBounds { op, .. }
+            | Error::FormatRank { op, .. } => *op = name,
             _ => {}
         }
         self

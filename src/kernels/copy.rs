@@ -200,19 +200,29 @@ pub(crate) fn to_fresh_storage<T: Element>(
     Ok(unsafe { fresh.assume_init() })
 }
 
-/// The elements `layout` addresses in `src`, in row-major order, as a `Vec`.
+/// The elements `layout` addresses in `src`, in row-major order, as a `Vec` allocated through
+/// `try_reserve_exact`: a size that overflows is [`Error::Overflow`](crate::Error::Overflow)
+/// naming `op` and the shape, an allocation the allocator refuses is
+/// [`Error::Alloc`](crate::Error::Alloc), never a panic or an abort.
 ///
 /// # Panics
-/// As [`to_fresh_storage`].
-pub(crate) fn to_vec<T: Element>(src: &Storage<T>, layout: &Layout) -> Vec<T> {
+/// As [`to_fresh_storage`], if `layout` does not fit `src` (the tensor invariant).
+pub(crate) fn try_to_vec<T: Element>(
+    op: &'static str,
+    src: &Storage<T>,
+    layout: &Layout,
+) -> Result<Vec<T>> {
     let n = layout.numel();
-    let mut out = Vec::with_capacity(n);
+    let bytes = crate::error::checked_bytes(op, layout.shape(), n, std::mem::size_of::<T>())?;
+    let mut out = Vec::new();
+    out.try_reserve_exact(n)
+        .map_err(|_| crate::error::Error::Alloc { bytes })?;
     // SAFETY: `out` has capacity for the `n` elements written, each once.
     unsafe {
         into_raw(src, layout, out.as_mut_ptr(), n);
         out.set_len(n);
     }
-    out
+    Ok(out)
 }
 
 /// Writes the elements `layout` addresses in `src`, in row-major order, to `dst`.
@@ -292,7 +302,16 @@ fn should_stream(src: &Layout, dst: &Layout, elem: usize) -> bool {
     (n + src_span.min(n)).saturating_mul(elem) > last_level_cache_bytes()
 }
 
-/// Size of the last-level cache (read once from sysfs on Linux; 32 MiB elsewhere).
+/// Size of the last-level cache (read once from sysfs on Linux; 32 MiB elsewhere, and under
+/// Miri, which cannot read sysfs).
+#[cfg(miri)]
+fn last_level_cache_bytes() -> usize {
+    32 << 20
+}
+
+/// Size of the last-level cache (read once from sysfs on Linux; 32 MiB elsewhere, and under
+/// Miri, which cannot read sysfs).
+#[cfg(not(miri))]
 fn last_level_cache_bytes() -> usize {
     static LLC: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
     *LLC.get_or_init(|| {

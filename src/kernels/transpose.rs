@@ -43,7 +43,9 @@ unsafe fn block_scalar<W: Word>(src: *const W, ss: isize, dst: *mut W, ds: isize
 impl Word for u8 {
     const MK: usize = 16;
     fn block_fn(stream: bool) -> BlockFn<u8> {
-        #[cfg(target_arch = "x86_64")]
+        // Under Miri the portable scalar blocks run: the interpreter checks plain loads and
+        // stores, not the SIMD shuffles and non-temporal stores.
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
         return if stream {
             x86::block_u8_sse2::<true>
         } else {
@@ -60,7 +62,7 @@ impl Word for u8 {
 impl Word for u16 {
     const MK: usize = 8;
     fn block_fn(stream: bool) -> BlockFn<u16> {
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
         return if stream {
             x86::block_u16_sse2::<true>
         } else {
@@ -77,7 +79,7 @@ impl Word for u16 {
 impl Word for u32 {
     const MK: usize = 8;
     fn block_fn(stream: bool) -> BlockFn<u32> {
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
         if std::arch::is_x86_feature_detected!("avx2") {
             return if stream {
                 x86::block_u32_avx2::<true>
@@ -93,7 +95,7 @@ impl Word for u32 {
 impl Word for u64 {
     const MK: usize = 4;
     fn block_fn(stream: bool) -> BlockFn<u64> {
-        #[cfg(target_arch = "x86_64")]
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
         if std::arch::is_x86_feature_detected!("avx2") {
             return if stream {
                 x86::block_u64_avx2::<true>
@@ -109,7 +111,9 @@ impl Word for u64 {
 /// Orders stores made with non-temporal hints before later stores (and before other threads
 /// see the data); a no-op where there are none.
 pub(crate) fn store_fence() {
-    #[cfg(target_arch = "x86_64")]
+    // Miri cannot run `sfence`; under Miri no block writes non-temporally (the scalar blocks
+    // run, see `Word::block_fn`), so there is nothing to order.
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
     // SAFETY: `sfence` only orders stores; SSE is part of the x86_64 baseline.
     unsafe {
         std::arch::x86_64::_mm_sfence()

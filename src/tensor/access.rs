@@ -48,6 +48,10 @@ impl<T: Element> Tensor<T> {
 
     /// The elements in row-major order, copied into a `Vec` by the copy kernel.
     ///
+    /// # Panics
+    /// If the `Vec` cannot be allocated: its size overflows (a huge expanded view) or the
+    /// allocator has no memory for it. [`Tensor::try_to_vec`] returns an `Err` instead.
+    ///
     /// ```
     /// let a = stridex::Tensor::from_vec((0..4).collect::<Vec<u8>>(), &[2, 2])?;
     /// assert_eq!(a.flip(0)?.to_vec(), vec![2, 3, 0, 1]);
@@ -55,10 +59,33 @@ impl<T: Element> Tensor<T> {
     /// ```
     #[track_caller]
     pub fn to_vec(&self) -> Vec<T> {
+        self.try_to_vec().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`Tensor::to_vec`] returning an `Err` where `to_vec` panics. The `Vec` is allocated with
+    /// `try_reserve_exact`, so an allocation the allocator refuses is an `Err`, not an abort.
+    /// The copy is reported to the [audit](crate::audit) once made.
+    ///
+    /// # Errors
+    /// [`Error::Overflow`](crate::Error::Overflow) naming `to_vec` and the shape if the elements
+    /// would take more than `isize::MAX` bytes, [`Error::Alloc`](crate::Error::Alloc) if the
+    /// allocation fails.
+    ///
+    /// ```
+    /// use stridex::{Error, Tensor};
+    /// let a = Tensor::from_vec((0..4).collect::<Vec<u8>>(), &[2, 2])?;
+    /// assert_eq!(a.t()?.try_to_vec()?, vec![0, 2, 1, 3]);
+    /// let huge = Tensor::<f32>::zeros(&[1, 1])?.expand(&[1 << 31, 1 << 31])?;
+    /// assert!(matches!(huge.try_to_vec(), Err(Error::Overflow { op: "to_vec", .. })));
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn try_to_vec(&self) -> Result<Vec<T>> {
+        let out = copy::try_to_vec("to_vec", &self.storage, &self.layout)?;
         if let Ok(dst) = crate::layout::Layout::contiguous(self.shape()) {
             audit::note_explicit_copy(CopyReason::ToVec, T::DTYPE, &self.layout, &dst);
         }
-        copy::to_vec(&self.storage, &self.layout)
+        Ok(out)
     }
 }
 

@@ -20,6 +20,7 @@ impl<T: Element> Tensor<T> {
     /// assert!(!x.is_contiguous_in(MemoryFormat::Contiguous));
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn is_contiguous_in(&self, format: MemoryFormat) -> bool {
         self.layout.is_contiguous_in(format)
     }
@@ -63,6 +64,7 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(y.suggest_memory_format(), MemoryFormat::ChannelsLast);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn suggest_memory_format(&self) -> MemoryFormat {
         self.layout.suggest_memory_format()
     }
@@ -80,7 +82,8 @@ impl<T: Element> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn full_in(shape: &[usize], value: T, format: MemoryFormat) -> Result<Tensor<T>> {
-        let layout = Layout::contiguous_in(shape, format)?;
+        let layout = Layout::contiguous_in(shape, format).map_err(|e| e.with_op("full_in"))?;
+        crate::error::checked_bytes("full_in", shape, layout.numel(), T::DTYPE.size())?;
         let storage = Storage::full(layout.numel(), value)?;
         Ok(Self::from_parts(Arc::new(storage), layout))
     }
@@ -97,6 +100,6 @@ impl<T: Element> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn zeros_in(shape: &[usize], format: MemoryFormat) -> Result<Tensor<T>> {
-        Self::full_in(shape, T::zeroed(), format)
+        Self::full_in(shape, T::zeroed(), format).map_err(|e| e.with_op("zeros_in"))
     }
 }
