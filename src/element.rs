@@ -26,6 +26,7 @@ impl DType {
     /// ```
     /// assert_eq!(stridex::DType::BF16.size(), 2);
     /// ```
+    #[must_use]
     pub fn size(self) -> usize {
         match self {
             DType::I8 | DType::U8 => 1,
@@ -40,6 +41,7 @@ impl DType {
     /// ```
     /// assert_eq!(stridex::DType::F32.name(), "f32");
     /// ```
+    #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             DType::F16 => "f16",

@@ -63,6 +63,7 @@
 use std::alloc::Layout as AllocLayout;
 use std::any::Any;
 use std::marker::PhantomData;
+use std::panic::AssertUnwindSafe;
 use std::ptr::NonNull;
 use std::sync::Arc;
 
@@ -192,6 +193,7 @@ pub fn set_buffer_cache_limit(bytes: usize) {
 /// ```
 /// assert!(stridex::storage::buffer_cache_bytes() <= 256 << 20);
 /// ```
+#[must_use]
 pub fn buffer_cache_bytes() -> usize {
     cache().bytes
 }
@@ -262,7 +264,11 @@ enum Backing {
     Vec { capacity: usize },
     /// Bytes inside an owner, kept alive by this `Arc` (held only for its drop) and never
     /// written.
-    Foreign { _owner: Arc<dyn Any + Send + Sync> },
+    Foreign {
+        // Never used, only dropped, so no broken state of the owner can be observed after a
+        // panic: asserting unwind safety keeps tensors `UnwindSafe` as before.
+        _owner: AssertUnwindSafe<Arc<dyn Any + Send + Sync>>,
+    },
 }
 
 // SAFETY: a Storage owns its buffer exclusively, or holds a Send + Sync owner of foreign bytes
@@ -349,11 +355,12 @@ impl<T: Element> Storage<T> {
     /// assert_eq!(s.as_ptr(), at); // the same buffer, no copy
     /// assert_eq!(s.as_slice(), &[1.0, 2.0, 3.0]);
     /// ```
+    #[must_use]
     pub fn from_vec(data: Vec<T>) -> Self {
         let mut data = std::mem::ManuallyDrop::new(data);
         let (len, capacity) = (data.len(), data.capacity());
         Storage {
-            ptr: NonNull::new(data.as_mut_ptr()).expect("a Vec's pointer is never null"),
+            ptr: NonNull::from(&mut data[..]).cast::<T>(),
             len,
             backing: Backing::Vec { capacity },
             _owns: PhantomData,
@@ -414,9 +421,11 @@ impl<T: Element> Storage<T> {
             });
         }
         Ok(Storage {
-            ptr: NonNull::new(start.cast::<T>().cast_mut()).expect("a slice's pointer is not null"),
+            ptr: NonNull::from(&bytes[byte_offset..]).cast::<T>(),
             len,
-            backing: Backing::Foreign { _owner: owner },
+            backing: Backing::Foreign {
+                _owner: AssertUnwindSafe(owner),
+            },
             _owns: PhantomData,
         })
     }
@@ -428,6 +437,7 @@ impl<T: Element> Storage<T> {
     /// assert!(stridex::Storage::full(3, 0u16)?.is_aligned());
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn is_aligned(&self) -> bool {
         self.ptr.as_ptr() as usize % Self::ALIGN == 0
     }
@@ -442,6 +452,7 @@ impl<T: Element> Storage<T> {
     /// assert!(!Storage::<u8>::from_byte_owner(Arc::new(vec![1u8]), 0, 1)?.is_writable());
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn is_writable(&self) -> bool {
         !matches!(self.backing, Backing::Foreign { .. })
     }
@@ -485,6 +496,7 @@ impl<T: Element> Storage<T> {
     /// assert_eq!(stridex::Storage::full(4, 0u8)?.len(), 4);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn len(&self) -> usize {
         self.len
     }
@@ -495,6 +507,7 @@ impl<T: Element> Storage<T> {
     /// assert!(stridex::Storage::<f32>::from_slice(&[])?.is_empty());
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -507,6 +520,7 @@ impl<T: Element> Storage<T> {
     /// assert_eq!(s.as_ptr() as usize % 64, 0);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn as_ptr(&self) -> *const T {
         self.ptr.as_ptr()
     }
@@ -524,6 +538,7 @@ impl<T: Element> Storage<T> {
     /// assert_eq!(s.as_slice()[1], 4);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn as_slice(&self) -> &[T] {
         // SAFETY: invariants 1-3: aligned, allocated for `len` elements, all initialized;
         // invariant 4: no one writes while this shared borrow lives.

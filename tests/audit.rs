@@ -116,7 +116,7 @@ fn scopes_nest_and_group_by_location() {
     let (inner, outer) = audit::record(|| {
         let (_, inner) = audit::record(|| {
             for _ in 0..3 {
-                t.contiguous();
+                let _ = t.contiguous();
             }
         });
         t.to_vec();
@@ -163,7 +163,7 @@ fn scopes_are_per_thread_and_survive_panics() {
 fn totals_count_every_copy_once_enabled() {
     audit::enable_totals();
     let before = audit::totals();
-    m().t().unwrap().contiguous();
+    let _ = m().t().unwrap().contiguous();
     let after = audit::totals();
     // Other tests may copy concurrently, so only lower bounds are exact.
     assert!(after.count >= before.count + 2); // from_vec inside m(), then contiguous()

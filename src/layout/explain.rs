@@ -22,6 +22,7 @@ impl Layout {
     /// assert!(text.contains("view as [6]: no"));
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn explain(&self) -> String {
         let mut s = String::new();
         let yn = |b: bool| if b { "yes" } else { "no" };

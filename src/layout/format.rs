@@ -48,6 +48,7 @@ impl MemoryFormat {
     /// ```
     /// assert_eq!(stridex::MemoryFormat::ChannelsLast3d.name(), "channels_last_3d");
     /// ```
+    #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             MemoryFormat::Contiguous => "contiguous",
@@ -189,6 +190,7 @@ impl Layout {
     /// assert!(!nhwc.is_contiguous_in(MemoryFormat::ChannelsLast)); // its logical dims are NHWC
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn is_contiguous_in(&self, format: MemoryFormat) -> bool {
         if format.check_ndim("is_contiguous_in", self.ndim()).is_err() {
             return false;
@@ -240,6 +242,7 @@ impl Layout {
     /// assert_eq!(nchw.suggest_memory_format(), MemoryFormat::Contiguous);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn suggest_memory_format(&self) -> MemoryFormat {
         for format in [MemoryFormat::ChannelsLast, MemoryFormat::ChannelsLast3d] {
             if self.strides_follow(format) {

@@ -208,6 +208,7 @@ impl Layout {
     /// assert_eq!(stridex::Layout::contiguous(&[2, 5])?.shape(), &[2, 5]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn shape(&self) -> &[usize] {
         &self.shape
     }
@@ -218,6 +219,7 @@ impl Layout {
     /// assert_eq!(stridex::Layout::contiguous(&[2, 5])?.strides(), &[5, 1]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn strides(&self) -> &[isize] {
         &self.strides
     }
@@ -229,6 +231,7 @@ impl Layout {
     /// assert_eq!(l.offset(), 5);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn offset(&self) -> usize {
         self.offset
     }
@@ -239,6 +242,7 @@ impl Layout {
     /// assert_eq!(stridex::Layout::contiguous(&[])?.ndim(), 0);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn ndim(&self) -> usize {
         self.shape.len()
     }
@@ -250,6 +254,7 @@ impl Layout {
     /// assert_eq!(stridex::Layout::contiguous(&[])?.numel(), 1);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn numel(&self) -> usize {
         // Invariant 2: the product fits, once a size-0 dim has been ruled out (the other
         // sizes of an empty layout may multiply past usize).
@@ -271,6 +276,7 @@ impl Layout {
     /// assert!(!Layout::contiguous(&[3, 2])?.transpose(0, 1)?.is_contiguous());
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn is_contiguous(&self) -> bool {
         if self.numel() == 0 {
             return true;
@@ -299,6 +305,7 @@ impl Layout {
     /// assert!(!Layout::contiguous(&[1, 4])?.expand(&[3, 4])?.is_non_overlapping_and_dense());
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn is_non_overlapping_and_dense(&self) -> bool {
         if self.numel() == 0 {
             return true;
@@ -337,6 +344,7 @@ impl Layout {
     /// assert!(!Layout::contiguous(&[7])?.unfold(0, 3, 2)?.is_non_overlapping());
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn is_non_overlapping(&self) -> bool {
         self.overlap() == overlap::Overlap::None
     }
@@ -392,12 +400,13 @@ impl Layout {
     /// assert_eq!(Layout::contiguous(&[2, 0])?.offset_range(), None);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn offset_range(&self) -> Option<(usize, usize)> {
         if self.numel() == 0 {
             return None;
         }
-        let (lo, hi) = extent_i128(&self.shape, &self.strides, self.offset)
-            .expect("invariant 3: extent was checked at construction");
+        // Invariant 3: the extent was checked at construction, so this is never `None`.
+        let (lo, hi) = extent_i128(&self.shape, &self.strides, self.offset)?;
         Some((lo as usize, hi as usize))
     }
 
@@ -409,6 +418,7 @@ impl Layout {
     /// assert!(l.fits_in(6) && !l.fits_in(5));
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn fits_in(&self, storage_len: usize) -> bool {
         self.offset_range().is_none_or(|(_, hi)| hi < storage_len)
     }
@@ -420,6 +430,7 @@ impl Layout {
     /// assert_eq!(Layout::new(&[2, 2], &[1, 4], 3)?.storage_len_needed(), 9);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn storage_len_needed(&self) -> usize {
         self.offset_range().map_or(0, |(_, hi)| hi + 1)
     }
@@ -446,6 +457,7 @@ impl Layout {
     /// assert_eq!(l.iteration_order(), vec![1, 2, 0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn iteration_order(&self) -> Vec<usize> {
         let mut order: Vec<usize> = (0..self.ndim()).collect();
         order.sort_by_key(|&d| {
@@ -466,6 +478,7 @@ impl Layout {
     /// assert_eq!((l.shape(), l.strides(), l.offset()), (&[12][..], &[1][..], 6));
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn coalesced(&self) -> Layout {
         let mut shape = self.shape.clone();
         let mut strides = vec![self.strides.clone()];

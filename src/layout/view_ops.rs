@@ -253,6 +253,7 @@ impl Layout {
     /// assert_eq!(l.shape(), &[3, 2]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn squeeze_all(&self) -> Layout {
         let keep = |&(&d, _): &(&usize, &isize)| d != 1;
         let pairs = self.shape.iter().zip(&self.strides).filter(keep);

@@ -31,9 +31,14 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(a.t()?.contiguous().as_slice(), Some(&[0, 3, 1, 4, 2, 5][..]));
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn as_slice(&self) -> Option<&[T]> {
         if !self.is_contiguous() {
             return None;
+        }
+        if self.numel() == 0 {
+            // An empty view's offset may lie past the storage's end.
+            return Some(&[]);
         }
         let start = self.offset();
         // In bounds by the tensor invariant: a contiguous layout addresses exactly
@@ -111,6 +116,10 @@ impl<T: Element> Tensor<T> {
                  ones; unsqueeze it first"
             )));
         }
+        if self.numel() == 0 {
+            // No bytes to read (and an empty view's offset may lie past the storage's end).
+            return Tensor::from_vec(Vec::new(), &shape);
+        }
         let len = self.numel() * from / to;
         let owner = Arc::new(StorageBytes(self.storage.clone()));
         let storage =
@@ -143,6 +152,10 @@ mod tests {
         // Empty tensors are fine.
         let e = Tensor::<f32>::zeros(&[2, 0]).unwrap();
         assert_eq!(e.view_dtype::<u8>().unwrap().shape(), &[2, 0]);
+        // An empty view may start past the end of its storage.
+        let past = Tensor::<u8>::zeros(&[0, 4]).unwrap().narrow(1, 3, 1).unwrap();
+        assert_eq!(past.as_slice(), Some(&[][..]));
+        assert_eq!(past.view_dtype::<u8>().unwrap().numel(), 0);
     }
 
     #[test]

@@ -25,6 +25,7 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(a.cast::<bf16>().to_vec()[1], bf16::from_f32(-3.5));
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn cast<U: Element>(&self) -> Tensor<U>
     where
         T: AsPrimitive<U>,

@@ -29,6 +29,7 @@ impl<T: Element> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[track_caller]
+    #[must_use]
     pub fn contiguous(&self) -> Tensor<T> {
         self.try_contiguous()
             .unwrap_or_else(|e| panic!("contiguous: {e}"))

@@ -287,6 +287,7 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(a.t()?.nonzero().to_vec(), vec![1, 0, 1, 1, 2, 1]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn nonzero(&self) -> Tensor<i64> {
         gather::nonzero(self.src())
             .map(Tensor::fresh)

@@ -211,6 +211,7 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert_eq!(a.powf(0.5).to_vec(), vec![2.0, 3.0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn powf(&self, exponent: T) -> Tensor<T> {
         self.map(|x| x.powf(exponent))
     }
@@ -225,6 +226,7 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert_eq!(a.tanh().to_vec(), vec![0.0, 1.0, -1.0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn tanh(&self) -> Tensor<T> {
         self.map(T::tanh)
     }
@@ -240,6 +242,7 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert_eq!(a.sigmoid().to_vec(), vec![0.5, 1.0, 0.0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn sigmoid(&self) -> Tensor<T> {
         self.map(sigmoid)
     }
@@ -260,6 +263,7 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert!((g[2] + 0.15865525393145707).abs() < 1e-15);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn gelu(&self) -> Tensor<T> {
         self.map(|x| via_f64(x, gelu_f64))
     }
@@ -277,6 +281,7 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert!((g[1] - 0.841192).abs() < 1e-6);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn gelu_tanh(&self) -> Tensor<T> {
         let half = T::from(0.5).unwrap_or_else(T::nan);
         let k0 = T::from(0.797_884_560_802_865_4).unwrap_or_else(T::nan); // √(2/π)
@@ -294,6 +299,7 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert_eq!(a.silu().to_vec(), vec![0.0, 1000.0, -0.0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn silu(&self) -> Tensor<T> {
         self.map(|x| x * sigmoid(x))
     }
@@ -312,6 +318,7 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert!((e[2] + 0.9953222650189527).abs() < 1e-15);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn erf(&self) -> Tensor<T> {
         self.map(|x| via_f64(x, erf_f64))
     }
@@ -329,6 +336,7 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert!((e[1] / 1.5374597944280349e-12 - 1.0).abs() < 1e-14);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn erfc(&self) -> Tensor<T> {
         self.map(|x| via_f64(x, erfc_f64))
     }
@@ -343,6 +351,7 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert_eq!(a.floor().to_vec(), vec![1.0, -2.0, 2.0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn floor(&self) -> Tensor<T> {
         self.map(T::floor)
     }
@@ -357,6 +366,7 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert_eq!(a.ceil().to_vec(), vec![2.0, -1.0, 2.0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn ceil(&self) -> Tensor<T> {
         self.map(T::ceil)
     }
@@ -373,6 +383,7 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert_eq!(a.round().to_vec(), vec![3.0, -3.0, 1.0, 1.0, -2.0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn round(&self) -> Tensor<T> {
         self.map(T::round)
     }
@@ -387,6 +398,7 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert_eq!(a.sin().to_vec(), vec![0.0, 1.0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn sin(&self) -> Tensor<T> {
         self.map(T::sin)
     }
@@ -401,6 +413,7 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert_eq!(a.cos().to_vec(), vec![1.0, -1.0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn cos(&self) -> Tensor<T> {
         self.map(T::cos)
     }
@@ -415,6 +428,7 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert_eq!(a.recip().to_vec(), vec![0.5, f32::INFINITY]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn recip(&self) -> Tensor<T> {
         self.map(T::recip)
     }
@@ -429,6 +443,7 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert_eq!(a.rsqrt().to_vec(), vec![0.5, f32::INFINITY]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn rsqrt(&self) -> Tensor<T> {
         self.map(|x| x.sqrt().recip())
     }
@@ -443,6 +458,7 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert_eq!(a.log1p().to_vec(), vec![0.0, 1e-20, f64::NEG_INFINITY]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn log1p(&self) -> Tensor<T> {
         self.map(T::ln_1p)
     }
@@ -457,6 +473,7 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert_eq!(a.expm1().to_vec(), vec![0.0, 1e-20]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn expm1(&self) -> Tensor<T> {
         self.map(T::exp_m1)
     }
@@ -483,6 +500,7 @@ impl<T: Numeric> Tensor<T> {
     /// assert_eq!(Tensor::from_vec(vec![-3i8, 3], &[2])?.relu().to_vec(), vec![0, 3]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn relu(&self) -> Tensor<T> {
         self.map(|x| {
             if x > T::zero() || x.elem_is_nan() {
@@ -510,6 +528,7 @@ impl<T: Numeric> Tensor<T> {
     /// assert!(f[0].is_nan() && f[1] == 1.0);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn clamp(&self, min: T, max: T) -> Tensor<T> {
         self.map(move |x| x.elem_max(min).elem_min(max))
     }
@@ -524,6 +543,7 @@ impl<T: Numeric> Tensor<T> {
     /// assert_eq!(a.isnan().to_vec(), vec![0, 1, 0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn isnan(&self) -> Tensor<u8> {
         self.map(|x| u8::from(x.elem_is_nan()))
     }
@@ -539,6 +559,7 @@ impl<T: Numeric> Tensor<T> {
     /// assert_eq!(stridex::Tensor::from_vec(vec![i32::MAX], &[1])?.isinf().to_vec(), vec![0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn isinf(&self) -> Tensor<u8> {
         let float = !is_integer::<T>();
         // For floats, HIGHEST and LOWEST are the infinities.
@@ -555,6 +576,7 @@ impl<T: Numeric> Tensor<T> {
     /// assert_eq!(a.isfinite().to_vec(), vec![1, 0, 0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn isfinite(&self) -> Tensor<u8> {
         let float = !is_integer::<T>();
         self.map(move |x| {

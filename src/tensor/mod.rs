@@ -206,6 +206,7 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(stridex::Tensor::<f32>::zeros(&[2, 3])?.shape(), &[2, 3]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn shape(&self) -> &[usize] {
         self.layout.shape()
     }
@@ -216,6 +217,7 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(stridex::Tensor::<f32>::zeros(&[2, 3])?.t()?.strides(), &[1, 3]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn strides(&self) -> &[isize] {
         self.layout.strides()
     }
@@ -226,6 +228,7 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(stridex::Tensor::<f32>::zeros(&[4])?.narrow(0, 1, 2)?.offset(), 1);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn offset(&self) -> usize {
         self.layout.offset()
     }
@@ -236,6 +239,7 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(stridex::Tensor::<f32>::zeros(&[2, 3])?.ndim(), 2);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn ndim(&self) -> usize {
         self.layout.ndim()
     }
@@ -246,6 +250,7 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(stridex::Tensor::<f32>::zeros(&[2, 3])?.numel(), 6);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn numel(&self) -> usize {
         self.layout.numel()
     }
@@ -257,6 +262,7 @@ impl<T: Element> Tensor<T> {
     /// assert!(t.layout().is_contiguous());
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
@@ -268,6 +274,7 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(t.storage().len(), 6);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn storage(&self) -> &Arc<Storage<T>> {
         &self.storage
     }
@@ -279,6 +286,7 @@ impl<T: Element> Tensor<T> {
     /// assert!(t.is_contiguous() && !t.t()?.is_contiguous());
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn is_contiguous(&self) -> bool {
         self.layout.is_contiguous()
     }
@@ -292,6 +300,7 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(n.data_ptr(), t.data_ptr().wrapping_add(1));
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn data_ptr(&self) -> *const T {
         self.storage.as_ptr().wrapping_add(self.layout.offset())
     }
@@ -304,6 +313,7 @@ impl<T: Element> Tensor<T> {
     /// assert!(a.t()?.shares_storage(&a) && !a.shares_storage(&b));
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn shares_storage(&self, other: &Tensor<T>) -> bool {
         Arc::ptr_eq(&self.storage, &other.storage)
     }

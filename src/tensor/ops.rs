@@ -198,6 +198,7 @@ impl<T: Numeric> Tensor<T> {
     /// assert_eq!(a.add_scalar(1).to_vec(), vec![2, -128]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn add_scalar(&self, value: T) -> Tensor<T> {
         self.map(|x| x.elem_add(value))
     }
@@ -212,6 +213,7 @@ impl<T: Numeric> Tensor<T> {
     /// assert_eq!(a.sub_scalar(2).to_vec(), vec![255, 0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn sub_scalar(&self, value: T) -> Tensor<T> {
         self.map(|x| x.elem_sub(value))
     }
@@ -226,6 +228,7 @@ impl<T: Numeric> Tensor<T> {
     /// assert_eq!(a.mul_scalar(2.0).to_vec(), vec![3.0, 4.0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn mul_scalar(&self, value: T) -> Tensor<T> {
         self.map(|x| x.elem_mul(value))
     }
@@ -258,6 +261,7 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[allow(clippy::should_implement_trait)] // `Neg` is implemented for `&Tensor` too.
+    #[must_use]
     pub fn neg(&self) -> Tensor<T> {
         self.map(T::elem_neg)
     }
@@ -272,6 +276,7 @@ impl<T: Numeric> Tensor<T> {
     /// assert_eq!(a.abs().to_vec(), vec![1.5, 2.0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn abs(&self) -> Tensor<T> {
         self.map(T::elem_abs)
     }
@@ -320,6 +325,7 @@ impl<T: Element + Float> Tensor<T> {
     /// assert_eq!(a.sqrt().to_vec(), vec![2.0, 3.0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn sqrt(&self) -> Tensor<T> {
         self.map(T::sqrt)
     }
@@ -334,6 +340,7 @@ impl<T: Element + Float> Tensor<T> {
     /// assert_eq!(a.exp().to_vec(), vec![1.0, std::f64::consts::E]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn exp(&self) -> Tensor<T> {
         self.map(T::exp)
     }
@@ -348,6 +355,7 @@ impl<T: Element + Float> Tensor<T> {
     /// assert_eq!(a.ln().to_vec(), vec![0.0, f32::NEG_INFINITY]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn ln(&self) -> Tensor<T> {
         self.map(T::ln)
     }

@@ -98,6 +98,7 @@ impl<T: Numeric> Tensor<T> {
     /// assert_eq!(a.t()?.sum_all(), 500.0);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn sum_all(&self) -> T {
         self.reduce_all("sum", &Sum, false)
             .unwrap_or_else(|e| panic!("sum_all: {e}"))
@@ -141,6 +142,7 @@ impl<T: Numeric> Tensor<T> {
     /// assert_eq!(a.prod_all(), 1024);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn prod_all(&self) -> T {
         self.reduce_all("prod", &Prod, false)
             .unwrap_or_else(|e| panic!("prod_all: {e}"))
@@ -363,6 +365,7 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert_eq!(a.mean_all(), half::f16::from_f32(1.5));
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn mean_all(&self) -> T {
         self.reduce_all("mean", &Mean, false)
             .unwrap_or_else(|e| panic!("mean_all: {e}"))

@@ -226,6 +226,7 @@ impl<T: Element> Tensor<T> {
     /// assert!(a.any_all() && !a.narrow(0, 0, 2)?.any_all());
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn any_all(&self) -> bool {
         self.stat_all("any", &NonzeroTest::<true>, false)
             .unwrap_or_else(|e| panic!("any_all: {e}"))
@@ -243,6 +244,7 @@ impl<T: Element> Tensor<T> {
     /// assert!(!a.all_all() && a.narrow(0, 0, 2)?.all_all());
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn all_all(&self) -> bool {
         self.stat_all("all", &NonzeroTest::<false>, false)
             .unwrap_or_else(|e| panic!("all_all: {e}"))
@@ -261,6 +263,7 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(mask.count_nonzero_all(), 1000); // a u8 sum would wrap to 232
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn count_nonzero_all(&self) -> usize {
         self.stat_all("count_nonzero", &CountNonzero, false)
             .unwrap_or_else(|e| panic!("count_nonzero_all: {e}")) as usize
@@ -298,6 +301,7 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(small.sum_all_as::<f32>(), 197.0);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn sum_all_as<U: Numeric>(&self) -> U
     where
         T: AsPrimitive<U>,

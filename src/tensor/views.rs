@@ -21,6 +21,7 @@ impl<T: Element> Tensor<T> {
     /// assert!(a.t()?.explain().contains("contiguous: no"));
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn explain(&self) -> String {
         format!(
             "Tensor<{}> over a storage of {} elements\n{}",
@@ -77,6 +78,9 @@ impl<T: Element> Tensor<T> {
 
     /// Swaps two dims ([`Layout::transpose`]).
     ///
+    /// # Errors
+    /// As [`Layout::transpose`], whose error names `transpose`.
+    ///
     /// ```
     /// let a = stridex::Tensor::<f32>::zeros(&[2, 3, 4])?;
     /// assert_eq!(a.transpose(0, 2)?.shape(), &[4, 3, 2]);
@@ -87,6 +91,9 @@ impl<T: Element> Tensor<T> {
     }
 
     /// Matrix transpose of a 2-dim tensor ([`Layout::t`]).
+    ///
+    /// # Errors
+    /// As [`Layout::t`], whose error names `t`.
     ///
     /// ```
     /// let a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
@@ -99,6 +106,9 @@ impl<T: Element> Tensor<T> {
 
     /// Reorders the dims ([`Layout::permute`]).
     ///
+    /// # Errors
+    /// As [`Layout::permute`], whose error names `permute`.
+    ///
     /// ```
     /// let a = stridex::Tensor::<f32>::zeros(&[2, 3, 4])?;
     /// assert_eq!(a.permute(&[1, 2, 0])?.shape(), &[3, 4, 2]);
@@ -110,6 +120,9 @@ impl<T: Element> Tensor<T> {
 
     /// Keeps `start..start + len` of `dim` ([`Layout::narrow`]).
     ///
+    /// # Errors
+    /// As [`Layout::narrow`], whose error names `narrow`.
+    ///
     /// ```
     /// let a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;
     /// assert_eq!(a.narrow(1, 1, 2)?.to_vec(), vec![1, 2, 4, 5]);
@@ -120,6 +133,9 @@ impl<T: Element> Tensor<T> {
     }
 
     /// NumPy slice `start:end:step` of `dim` ([`Layout::slice`]).
+    ///
+    /// # Errors
+    /// As [`Layout::slice`], whose error names `slice`.
     ///
     /// ```
     /// let a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[6])?;
@@ -133,6 +149,9 @@ impl<T: Element> Tensor<T> {
 
     /// Index `index` of `dim`, dropping the dim ([`Layout::select`]).
     ///
+    /// # Errors
+    /// As [`Layout::select`], whose error names `select`.
+    ///
     /// ```
     /// let a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;
     /// assert_eq!(a.select(1, 2)?.to_vec(), vec![2, 5]);
@@ -143,6 +162,9 @@ impl<T: Element> Tensor<T> {
     }
 
     /// Removes a size-1 dim ([`Layout::squeeze`]).
+    ///
+    /// # Errors
+    /// As [`Layout::squeeze`], whose error names `squeeze`.
     ///
     /// ```
     /// let a = stridex::Tensor::<f32>::zeros(&[2, 1, 3])?;
@@ -155,6 +177,9 @@ impl<T: Element> Tensor<T> {
 
     /// Inserts a size-1 dim at `dim` ([`Layout::unsqueeze`]).
     ///
+    /// # Errors
+    /// As [`Layout::unsqueeze`], whose error names `unsqueeze`.
+    ///
     /// ```
     /// let a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
     /// assert_eq!(a.unsqueeze(2)?.shape(), &[2, 3, 1]);
@@ -165,6 +190,9 @@ impl<T: Element> Tensor<T> {
     }
 
     /// Broadcasts to `shape` with stride-0 dims ([`Layout::expand`]).
+    ///
+    /// # Errors
+    /// As [`Layout::expand`], whose error names `expand`.
     ///
     /// ```
     /// let row = stridex::Tensor::from_vec(vec![1, 2, 3], &[1, 3])?;
@@ -177,6 +205,9 @@ impl<T: Element> Tensor<T> {
     }
 
     /// Reverses `dim` with a negative stride ([`Layout::flip`]).
+    ///
+    /// # Errors
+    /// As [`Layout::flip`], whose error names `flip`.
     ///
     /// ```
     /// let a = stridex::Tensor::from_vec(vec![1, 2, 3], &[3])?;
@@ -191,6 +222,9 @@ impl<T: Element> Tensor<T> {
 
     /// Sliding windows of `size` every `step` along `dim` ([`Layout::unfold`]).
     ///
+    /// # Errors
+    /// As [`Layout::unfold`], whose error names `unfold`.
+    ///
     /// ```
     /// let a = stridex::Tensor::from_vec((0..5).collect::<Vec<i32>>(), &[5])?;
     /// assert_eq!(a.unfold(0, 2, 2)?.to_vec(), vec![0, 1, 2, 3]);
@@ -202,6 +236,9 @@ impl<T: Element> Tensor<T> {
 
     /// The main diagonal of dims 0 and 1 ([`Layout::diagonal`]).
     ///
+    /// # Errors
+    /// As [`Layout::diagonal`], whose error names `diagonal`.
+    ///
     /// ```
     /// let a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;
     /// assert_eq!(a.diagonal()?.to_vec(), vec![0, 4]);
@@ -212,6 +249,9 @@ impl<T: Element> Tensor<T> {
     }
 
     /// Diagonal `k` of dims `dim1`, `dim2` ([`Layout::diagonal_with`]).
+    ///
+    /// # Errors
+    /// As [`Layout::diagonal_with`], whose error names `diagonal_with`.
     ///
     /// ```
     /// let a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;

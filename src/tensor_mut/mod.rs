@@ -121,6 +121,7 @@ impl<'a, T: Element> TensorMut<'a, T> {
     /// assert_eq!(x.view_mut()?.t()?.shape(), &[3, 2]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn shape(&self) -> &[usize] {
         self.layout.shape()
     }
@@ -132,6 +133,7 @@ impl<'a, T: Element> TensorMut<'a, T> {
     /// assert_eq!(x.view_mut()?.t()?.strides(), &[1, 3]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn strides(&self) -> &[isize] {
         self.layout.strides()
     }
@@ -143,6 +145,7 @@ impl<'a, T: Element> TensorMut<'a, T> {
     /// assert_eq!(x.view_mut()?.narrow(0, 2, 2)?.offset(), 2);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn offset(&self) -> usize {
         self.layout.offset()
     }
@@ -154,6 +157,7 @@ impl<'a, T: Element> TensorMut<'a, T> {
     /// assert_eq!(x.view_mut()?.select(0, 1)?.ndim(), 1);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn ndim(&self) -> usize {
         self.layout.ndim()
     }
@@ -165,6 +169,7 @@ impl<'a, T: Element> TensorMut<'a, T> {
     /// assert_eq!(x.view_mut()?.narrow(1, 0, 2)?.numel(), 4);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn numel(&self) -> usize {
         self.layout.numel()
     }
@@ -176,6 +181,7 @@ impl<'a, T: Element> TensorMut<'a, T> {
     /// assert!(!x.view_mut()?.t()?.layout().is_contiguous());
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn layout(&self) -> &Layout {
         &self.layout
     }
@@ -187,6 +193,7 @@ impl<'a, T: Element> TensorMut<'a, T> {
     /// assert!(x.view_mut()?.is_contiguous());
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn is_contiguous(&self) -> bool {
         self.layout.is_contiguous()
     }
@@ -198,6 +205,7 @@ impl<'a, T: Element> TensorMut<'a, T> {
     /// assert!(x.view_mut()?.t()?.explain().contains("contiguous: no"));
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[must_use]
     pub fn explain(&self) -> String {
         format!(
             "TensorMut<{}> over a storage of {} elements\n{}",
@@ -230,6 +238,7 @@ impl<'a, T: Element> TensorMut<'a, T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[track_caller]
+    #[must_use]
     pub fn to_vec(&self) -> Vec<T> {
         if let Ok(dst) = Layout::contiguous(self.shape()) {
             crate::audit::note_explicit_copy(
