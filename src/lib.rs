@@ -18,6 +18,36 @@
 //!   the storage; [`Tensor::contiguous`] returns the same storage when the layout already is
 //!   row-major, and otherwise makes one tiled, vectorised, parallel copy.
 //!
+//! Two views of one storage (`a` and its transpose; neither owns the data, the `Arc` does):
+//!
+//! ```text
+//!   storage (Arc<Storage<f32>>, 6 elements)   [ 0 | 1 | 2 | 3 | 4 | 5 ]
+//!                                               ^
+//!   a      = shape [2, 3], strides [3, 1], offset 0     rows:    0 1 2 / 3 4 5
+//!   a.t()  = shape [3, 2], strides [1, 3], offset 0     columns: 0 3 / 1 4 / 2 5
+//! ```
+//!
+//! # Contiguity and memory formats
+//!
+//! A layout is *contiguous* (row-major) when its strides are those of a dense row-major array
+//! of its shape; only then is a flat [`Tensor::view`] always possible and
+//! [`Tensor::as_slice`] `Some`. A dense layout may also be in another *memory format*
+//! ([`MemoryFormat`]: channels-last for images, any permutation in general): a transposed or
+//! channels-last tensor is dense but not row-major, and stridex keeps it that way through
+//! elementwise ops, reductions and copy-on-write instead of silently converting it.
+//! [`Tensor::contiguous_in`] converts on request.
+//!
+//! # Copies, and how to avoid them
+//!
+//! View ops never copy. Kernels (elementwise ops, reductions, matmul, the ops models call)
+//! read every operand through its strides, so a transposed, narrowed, flipped or broadcast
+//! operand is never copied to make it contiguous. The copies that remain are named in
+//! [`audit::CopyReason`]: the ones asked for (`contiguous()`, `to_vec()`, `cat`, ...) and two
+//! implicit ones: a `reshape` that cannot be a view, and the copy-on-write of a write to a
+//! shared storage. [`audit::record`] counts and locates them, and
+//! [`audit::forbid_implicit_copies`] turns the implicit ones into errors, so a hot loop can
+//! prove it copies nothing.
+//!
 //! # Quick start
 //!
 //! ```
@@ -109,6 +139,16 @@
 //! # Ok::<(), stridex::Error>(())
 //! ```
 //!
+//! # Cargo features
+//!
+//! - `rayon` (default): large copies, ops, reductions and matrix products are split across
+//!   rayon's current thread pool (`ThreadPool::install` chooses it). Without it everything
+//!   runs on the calling thread, with the same results: results never depend on the number
+//!   of threads.
+//! - `ndarray`, `npy`, `safetensors`, `serde`: interop with those crates and formats (see
+//!   the `interop` module, built when any of them is on).
+//! - `avx512`: AVX-512F matmul kernels, chosen at run time on CPUs that have them.
+//!
 //! # Errors
 //!
 //! Every fallible operation returns [`Result`] with one error type, [`Error`], whose message
@@ -126,8 +166,11 @@
 //! - [`audit`]: counting, locating and forbidding copies.
 //! - [`tensor_mut`]: [`TensorMut`], the mutable view, and the rules for writing.
 //! - [`matmul`]: matrix products of strided operands, and the element types they support.
+//! - `interop` (with the `ndarray`, `npy`, `safetensors` or `serde` feature): zero-copy views
+//!   for ndarray, files and serialization.
 
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod audit;
 pub mod element;

@@ -371,7 +371,7 @@ unsafe fn execute<W: Word>(
     let src0 = SendPtr(unsafe { src_base.add(plan.src_offset) });
     let dst0 = SendPtr(unsafe { dst_base.add(plan.dst_offset) });
     let numel: usize = plan.shape.iter().product();
-    let threads = rayon::current_num_threads();
+    let threads = super::parallel::pool_threads();
     let outer = plan.shape.first().copied().unwrap_or(1);
     if threads == 1 || numel * std::mem::size_of::<W>() < parallel_bytes || outer < 2 {
         // SAFETY: the whole plan, as the caller vouches.
@@ -385,8 +385,7 @@ unsafe fn execute<W: Word>(
         step = step.next_multiple_of(tile::<W>()).min(outer);
     }
     let chunks = outer.div_ceil(step);
-    use rayon::prelude::*;
-    (0..chunks).into_par_iter().for_each(|c| {
+    super::parallel::par_for(chunks, |c| {
         let (s, d) = (src0, dst0);
         let (lo, hi) = (c * step, ((c + 1) * step).min(outer));
         // SAFETY: chunk c covers indices lo..hi of dim 0 only; distinct chunks write distinct

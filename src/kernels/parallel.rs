@@ -1,20 +1,93 @@
-//! Splitting work across rayon threads.
+//! Splitting work across threads: the one place that calls rayon.
 //!
 //! Small iterations stay on the calling thread; large ones are cut into one contiguous range of
 //! work items per thread of the current rayon pool (so `ThreadPool::install` controls it). The
 //! split only decides *who* computes an item, never *how*, so results do not depend on it.
+//!
+//! Without the `rayon` feature the pool has one thread: [`pool_threads`] is 1 and the
+//! parallel helpers below run their items in order on the calling thread, so every kernel
+//! takes its serial path.
 
+#[cfg(feature = "rayon")]
 use rayon::prelude::*;
 
 /// Fewest elements an op must touch before it is split across threads.
 pub(crate) const PAR_MIN_ELEMS: usize = 1 << 15;
+
+/// Threads of the current pool (rayon's current pool, or 1 without the `rayon` feature).
+pub(crate) fn pool_threads() -> usize {
+    #[cfg(feature = "rayon")]
+    {
+        rayon::current_num_threads().max(1)
+    }
+    #[cfg(not(feature = "rayon"))]
+    {
+        1
+    }
+}
 
 /// Number of threads worth using for `elems` elements of work.
 pub(crate) fn threads_for(elems: usize) -> usize {
     if elems < PAR_MIN_ELEMS {
         1
     } else {
-        rayon::current_num_threads().max(1)
+        pool_threads()
+    }
+}
+
+/// `f(i)` for every `i` in `0..n`, spread over the pool's threads.
+pub(crate) fn par_for(n: usize, f: impl Fn(usize) + Sync + Send) {
+    #[cfg(feature = "rayon")]
+    (0..n).into_par_iter().for_each(f);
+    #[cfg(not(feature = "rayon"))]
+    (0..n).for_each(f);
+}
+
+/// `f(&mut state, i)` for every `i` in `0..n`, spread over the pool's threads, each thread's
+/// items sharing states made by `init`.
+pub(crate) fn par_for_init<S>(
+    n: usize,
+    init: impl Fn() -> S + Sync + Send,
+    f: impl Fn(&mut S, usize) + Sync + Send,
+) {
+    #[cfg(feature = "rayon")]
+    (0..n).into_par_iter().for_each_init(init, f);
+    #[cfg(not(feature = "rayon"))]
+    {
+        let mut state = init();
+        (0..n).for_each(|i| f(&mut state, i));
+    }
+}
+
+/// `f(c, chunk)` for the `c`-th `size`-element chunk of `data` (the last may be shorter),
+/// spread over the pool's threads.
+pub(crate) fn par_chunks_mut<X: Send>(
+    data: &mut [X],
+    size: usize,
+    f: impl Fn(usize, &mut [X]) + Sync + Send,
+) {
+    #[cfg(feature = "rayon")]
+    data.par_chunks_mut(size)
+        .enumerate()
+        .for_each(|(c, chunk)| f(c, chunk));
+    #[cfg(not(feature = "rayon"))]
+    data.chunks_mut(size)
+        .enumerate()
+        .for_each(|(c, chunk)| f(c, chunk));
+}
+
+/// `(a(), b())`, possibly on two threads.
+pub(crate) fn join<RA: Send, RB: Send>(
+    a: impl FnOnce() -> RA + Send,
+    b: impl FnOnce() -> RB + Send,
+) -> (RA, RB) {
+    #[cfg(feature = "rayon")]
+    {
+        rayon::join(a, b)
+    }
+    #[cfg(not(feature = "rayon"))]
+    {
+        (a(), b())
     }
 }
 
@@ -39,9 +112,7 @@ pub(crate) fn for_each_chunk(n: usize, threads: usize, f: impl Fn(std::ops::Rang
     if chunks == 1 {
         f(0..n);
     } else {
-        (0..chunks)
-            .into_par_iter()
-            .for_each(|c| f(chunk(n, chunks, c)));
+        par_for(chunks, |c| f(chunk(n, chunks, c)));
     }
 }
 

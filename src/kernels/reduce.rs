@@ -208,7 +208,7 @@ unsafe fn tree<T: Element, R: Reducer<T>, const M: usize>(
     let mid = lo + ((hi - lo) / 2).div_ceil(LEAF) * LEAF;
     let (left, right) = if par && hi - lo >= PAR_MIN_ELEMS {
         let b = SharedPtr(bases);
-        rayon::join(
+        super::parallel::join(
             // SAFETY: forwarded; both halves only read.
             || unsafe { tree(r, space, b.get(), lo, mid, par) },
             || unsafe { tree(r, space, b.get(), mid, hi, par) },
@@ -429,7 +429,7 @@ unsafe fn row_tree<T: Element, R: Reducer<T>>(
     let width = acc.len();
     let right = if par && (hi - lo).saturating_mul(width) >= PAR_MIN_ELEMS {
         let b = SharedPtr(base);
-        let (_, right) = rayon::join(
+        let (_, right) = super::parallel::join(
             // SAFETY: forwarded; both halves only read the input.
             || unsafe { row_tree(r, rows, b.get(), lo, mid, acc, stack, par) },
             || {

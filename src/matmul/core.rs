@@ -25,7 +25,6 @@
 //! Products of one row or one column (`m == 1` or `n == 1`) skip packing: see [`gemv`].
 
 use num_traits::Zero;
-use rayon::prelude::*;
 
 use super::gemm::{MatMut, MatRef, Scalar, SendPtr};
 use super::kernel::{Accum, Kernel, Tile};
@@ -363,9 +362,9 @@ unsafe fn blocked<T: Scalar>(
             let panels = nc.div_ceil(nr);
             if threads > 1 && panels >= 2 * threads {
                 let per = panels.div_ceil(threads);
-                bdst.par_chunks_mut(per * nr * kc)
-                    .enumerate()
-                    .for_each(|(t, chunk)| pack_b((t * per, chunk)));
+                crate::kernels::parallel::par_chunks_mut(bdst, per * nr * kc, |t, chunk| {
+                    pack_b((t * per, chunk))
+                });
             } else {
                 pack_b((0, bdst));
             }
@@ -394,9 +393,11 @@ unsafe fn blocked<T: Scalar>(
             };
             let blocks = m.div_ceil(mc);
             if threads > 1 && blocks > 1 {
-                (0..blocks)
-                    .into_par_iter()
-                    .for_each_init(|| PackBuf::new(mc * kc), |buf, blk| block(buf, blk * mc));
+                crate::kernels::parallel::par_for_init(
+                    blocks,
+                    || PackBuf::new(mc * kc),
+                    |buf, blk| block(buf, blk * mc),
+                );
             } else {
                 let mut apack = PackBuf::new(mc.min(round_up(m, mr)) * kc);
                 for ic in (0..m).step_by(mc) {

@@ -389,7 +389,7 @@ fn threads_for(count: usize, m: usize, n: usize, k: usize) -> usize {
     if macs < PARALLEL_MIN_MACS {
         1
     } else {
-        rayon::current_num_threads().max(1)
+        crate::kernels::parallel::pool_threads()
     }
 }
 
@@ -467,9 +467,8 @@ unsafe fn run<T: GemmElement>(
     let count = plan.count();
     let threads = threads_for(count, m, n, k);
     if threads > 1 && count >= threads {
-        use rayon::prelude::*;
         let one = SendPtr(&one);
-        (0..count).into_par_iter().for_each(|q| (one.get())(q, 1));
+        crate::kernels::parallel::par_for(count, |q| (one.get())(q, 1));
     } else {
         let threads = threads_for(1, m, n, k);
         for q in 0..count {

@@ -19,7 +19,6 @@
 //! result is exactly the naive triple loop's, whatever the blocking or thread split.
 
 use num_traits::{WrappingAdd, WrappingMul, Zero};
-use rayon::prelude::*;
 
 use super::gemm::{MatMut, MatRef, SendPtr};
 use crate::element::Element;
@@ -69,7 +68,7 @@ pub(crate) unsafe fn gemm_int<T: Int>(
         unsafe { row_block(i0, MC.min(m - i0), n, k, a, b, c, accumulate) }
     };
     if threads > 1 && blocks > 1 {
-        (0..blocks).into_par_iter().for_each(rows);
+        crate::kernels::parallel::par_for(blocks, rows);
     } else {
         (0..blocks).for_each(rows);
     }
