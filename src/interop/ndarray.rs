@@ -7,11 +7,14 @@
 //! a negative stride are built from the lowest address the view touches and then reversed with
 //! `invert_axis`, which restores the negative stride.
 
-use ::ndarray::{Array, ArrayBase, ArrayViewD, Axis, Data, Dimension, IxDyn, ShapeBuilder};
+use ::ndarray::{
+    Array, ArrayBase, ArrayViewD, ArrayViewMutD, Axis, Data, Dimension, IxDyn, ShapeBuilder,
+};
 
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::tensor::Tensor;
+use crate::tensor_mut::TensorMut;
 
 fn overflow(shape: &[usize], strides: &[isize]) -> Error {
     Error::Overflow {
@@ -143,6 +146,131 @@ impl<T: Element> Tensor<T> {
     }
 }
 
+/// The lowest storage offset a non-empty view of `offset`, `shape`, `strides` addresses: the
+/// offset plus `(n - 1) * stride` for every negative stride; `Err` if that is not inside a
+/// storage of `len` elements.
+fn lowest_offset(
+    op: &'static str,
+    offset: usize,
+    shape: &[usize],
+    strides: &[isize],
+    len: usize,
+) -> Result<usize> {
+    let fail = || Error::Overflow {
+        op,
+        shape: shape.to_vec(),
+        strides: strides.to_vec(),
+    };
+    let mut low = isize::try_from(offset).map_err(|_| fail())?;
+    for (&n, &s) in shape.iter().zip(strides) {
+        if s < 0 {
+            low = (n as isize - 1)
+                .checked_mul(s)
+                .and_then(|step| low.checked_add(step))
+                .ok_or_else(fail)?;
+        }
+    }
+    usize::try_from(low)
+        .ok()
+        .filter(|&low| low < len)
+        .ok_or_else(fail)
+}
+
+/// Whether ndarray accepts these strides for a mutable view: taken from the smallest absolute
+/// stride up, each dim longer than 1 must step past everything the smaller dims span. That is
+/// ndarray's own (sufficient) test for distinct elements, which it asserts in debug builds; a
+/// layout stridex proves non-overlapping in another way (interleaved dims) fails it.
+fn ndarray_accepts_mut(shape: &[usize], strides: &[isize]) -> bool {
+    let mut dims: Vec<(usize, usize)> = shape
+        .iter()
+        .zip(strides)
+        .filter(|&(&n, _)| n > 1)
+        .map(|(&n, &s)| (s.unsigned_abs(), n))
+        .collect();
+    dims.sort_unstable();
+    let mut span = 0usize;
+    for (s, n) in dims {
+        if s <= span {
+            return false;
+        }
+        span = match (n - 1).checked_mul(s).and_then(|d| span.checked_add(d)) {
+            Some(span) => span,
+            None => return false,
+        };
+    }
+    true
+}
+
+impl<'a, T: Element> TensorMut<'a, T> {
+    /// This mutable view as an ndarray `ArrayViewMutD` of the same elements: no copy, negative
+    /// strides included. Writes through the array land in the tensor. The array borrows this
+    /// view mutably, so nothing else reads or writes those elements meanwhile.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for a layout whose dims interleave in memory (stridex proves
+    /// such layouts write each element once; ndarray's mutable views need each dim to step
+    /// past the smaller ones): call `contiguous()` on the tensor and view that instead.
+    /// [`Error::Overflow`] as for [`Tensor::to_ndarray_view`].
+    ///
+    /// ```
+    /// use stridex::Tensor;
+    /// let mut t = Tensor::<i32>::zeros(&[2, 3])?;
+    /// {
+    ///     let mut v = t.view_mut()?.t()?.flip(0)?; // shape [3, 2], strides [-1, 3]
+    ///     let mut a = v.to_ndarray_view_mut()?;
+    ///     a[[0, 1]] = 7; // element [1, 2] of t
+    ///     a.index_axis_mut(ndarray::Axis(1), 0).fill(1); // row 0 of t
+    /// }
+    /// assert_eq!(t.to_vec(), vec![1, 1, 1, 0, 0, 7]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn to_ndarray_view_mut(&mut self) -> Result<ArrayViewMutD<'_, T>> {
+        let op = "to_ndarray_view_mut";
+        let (shape, strides) = (self.shape().to_vec(), self.strides().to_vec());
+        if self.numel() == 0 {
+            return ArrayViewMutD::from_shape(IxDyn(&shape), &mut []).map_err(|_| {
+                Error::Overflow {
+                    op,
+                    shape: shape.clone(),
+                    strides: strides.clone(),
+                }
+            });
+        }
+        if !ndarray_accepts_mut(&shape, &strides) {
+            return Err(Error::InvalidArgument {
+                op,
+                message: format!(
+                    "shape {shape:?} with strides {strides:?} interleaves its dims in memory; \
+                     ndarray's mutable views need each dim to step past the smaller ones; \
+                     write through a contiguous() copy instead"
+                ),
+            });
+        }
+        let offset = self.offset();
+        let (base, len) = self.storage_raw();
+        let low = lowest_offset(op, offset, &shape, &strides, len)?;
+        let abs: Vec<usize> = strides.iter().map(|s| s.unsigned_abs()).collect();
+        let ptr = base.wrapping_add(low);
+        // SAFETY: `ptr` is storage element `low`, in bounds (checked) and aligned to `T`
+        // (storage invariant 1). Moving from it by the absolute strides reaches exactly the
+        // offsets this view's layout addresses, mirrored along the negative dims, all inside
+        // the storage (TensorMut invariant 1, src/tensor_mut/mod.rs), within isize::MAX bytes
+        // (layout invariants). Distinct indices reach distinct elements (TensorMut invariant
+        // 2; ndarray's own sufficient test also holds, checked above, so its debug assertion
+        // cannot fire), the elements are initialized, and no other handle reaches them while
+        // the array's `&mut self` borrow lasts (TensorMut invariant 3: split halves are
+        // disjoint).
+        let mut view =
+            unsafe { ArrayViewMutD::from_shape_ptr(IxDyn(&shape).strides(IxDyn(&abs)), ptr) };
+        for (d, &s) in strides.iter().enumerate() {
+            if s < 0 {
+                view.invert_axis(Axis(d));
+            }
+        }
+        Ok(view)
+    }
+}
+
 /// Offset of element `[0, 0, ..]` from the lowest address of a view with these strides.
 fn first_element_offset(shape: &[usize], strides: &[isize]) -> usize {
     shape
@@ -156,6 +284,45 @@ fn first_element_offset(shape: &[usize], strides: &[isize]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn mutable_views_write_through_any_accepted_layout() {
+        let mut t = Tensor::<i64>::zeros(&[3, 4]).unwrap();
+        {
+            let (mut top, mut rest) = t.view_mut().unwrap().split_at(0, 1).unwrap();
+            let mut a = top.to_ndarray_view_mut().unwrap();
+            a.fill(1);
+            let mut flipped = rest.reborrow().flip(1).unwrap().t().unwrap();
+            let mut b = flipped.to_ndarray_view_mut().unwrap();
+            assert_eq!(b.shape(), &[4, 2]);
+            b[[0, 0]] = 9; // row 1, last column
+            b[[3, 1]] = 8; // row 2, column 0
+        }
+        assert_eq!(t.to_vec(), vec![1, 1, 1, 1, 0, 0, 0, 9, 8, 0, 0, 0]);
+        // Empty views are fine.
+        let mut e = Tensor::<f32>::zeros(&[2, 0]).unwrap();
+        assert_eq!(
+            e.view_mut().unwrap().to_ndarray_view_mut().unwrap().len(),
+            0
+        );
+    }
+
+    #[test]
+    fn interleaved_layouts_are_refused_before_ndarray_sees_them() {
+        // Offsets 0, 2, 4 / 3, 5, 7: each element once, but the dims interleave.
+        let mut t = Tensor::<u8>::zeros(&[8]).unwrap();
+        let mut v = t
+            .view_mut()
+            .unwrap()
+            .as_strided(&[2, 3], &[3, 2], 0)
+            .unwrap();
+        let e = v.to_ndarray_view_mut().unwrap_err();
+        assert!(matches!(e, Error::InvalidArgument { .. }), "{e}");
+        assert!(ndarray_accepts_mut(&[2, 3], &[-3, 1]));
+        assert!(ndarray_accepts_mut(&[1, 5], &[0, 1]));
+        assert!(!ndarray_accepts_mut(&[2, 2], &[1, 1]));
+        assert!(ndarray_accepts_mut(&[2, 2], &[3, 2]));
+    }
 
     #[test]
     fn negative_and_zero_strides_translate() {

@@ -114,6 +114,15 @@ impl<'a, T: Element> TensorMut<'a, T> {
         }
     }
 
+    /// Element 0 of the storage and the storage's length, for code that hands this view's
+    /// elements to another library (`interop`). Only the elements this view's layout
+    /// addresses may be touched through the pointer (invariant, module docs), and only while
+    /// the `&mut self` borrow lasts.
+    #[cfg(feature = "ndarray")]
+    pub(crate) fn storage_raw(&mut self) -> (*mut T, usize) {
+        (self.mem.as_ptr(), self.mem.len())
+    }
+
     /// The size of each dim.
     ///
     /// ```
