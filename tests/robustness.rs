@@ -268,7 +268,19 @@ fn check(t: &Tensor<f32>, c: &Call) -> Result<(), TestCaseError> {
                 return Ok(());
             }
             match t.matmul(&other) {
-                Ok(v) => prop_assert!(v.numel() <= (numel.max(1)) * other.numel().max(1)),
+                Ok(v) => {
+                    // PyTorch's rules: rows from the left operand, columns from the right.
+                    let (sa, sb, sv) = (t.shape(), other.shape(), v.shape());
+                    if sb.len() >= 2 {
+                        prop_assert_eq!(sv.last(), sb.last());
+                    }
+                    if sa.len() >= 2 && sb.len() >= 2 {
+                        prop_assert_eq!(sv[sv.len() - 2], sa[sa.len() - 2]);
+                    }
+                    if sa.len() == 1 && sb.len() == 1 {
+                        prop_assert!(sv.is_empty());
+                    }
+                }
                 Err(e) => refused(e),
             }
         }
