@@ -8,6 +8,7 @@ mod elementwise;
 mod harness;
 mod ops_index;
 mod ops_reduce;
+mod small;
 mod writes;
 
 fn main() {
@@ -65,6 +66,14 @@ fn main() {
             ops_reduce::all(&mut h);
             ops_index::all(&mut h);
         });
+        let small = pool.install(small::table);
+        if small.lines().count() > 2 {
+            println!(
+                "## {threads} thread(s): small tensors (ns per call; the ratios are stridex's \
+                 time over ndarray's, below 1 is faster)\n"
+            );
+            println!("{small}");
+        }
         if !h.rows.is_empty() {
             println!(
                 "## {threads} thread(s): softmax, scans, variance and indexing (fresh outputs)\n"
