@@ -4,10 +4,12 @@
 //! random views. The property: nothing panics (proptest fails the case on a panic), and every
 //! `Ok` has the shape the operation promises.
 //!
-//! `PROPTEST_CASES` sets the case count (default 2000, about a second in release). Operations
-//! that materialise a result run only when it is small or when its size cannot be allocated at
-//! all (an overflow, which must be an `Err`); a feasible multi-gigabyte allocation would test
-//! the machine, not the crate.
+//! `PROPTEST_CASES` sets the case count (default 2000, about a second in release; 100,000 take
+//! about 25 s). Operations that materialise a result run only when it is small or when its size
+//! cannot be allocated at all (an overflow, which must be an `Err`); a feasible multi-gigabyte
+//! allocation would test the machine, not the crate. The bound is on the result, not only the
+//! view (an empty view's reduction can be large: `result_cheap_or_impossible`), and a
+//! reduction also needs a small view, since it reads every element.
 
 use proptest::prelude::*;
 use stridex::{audit, broadcast_shapes, Error, Tensor};
@@ -105,6 +107,23 @@ fn build(base: &[usize], ops: &[ViewOp]) -> Tensor<f32> {
 /// the call must return quickly, with a value or an `Err`).
 fn cheap_or_impossible(numel: usize) -> bool {
     numel <= 1 << 16 || numel.checked_mul(4).is_none_or(|b| b > isize::MAX as usize)
+}
+
+/// Whether every result an operation on a view of `shape` (with `numel` elements) can produce
+/// is cheap or impossible. The result of a reduction, `index_select` or `matmul` is not bounded
+/// by the view's element count when the view is empty: `[1, 2^31, 0]` has no elements, but its
+/// sum over dim 2 is 2^31 zeros (8 GiB, rightly allocated and written, as PyTorch does), and
+/// `index_select` or `matmul` can turn its empty dim into a short one. Such a result has at
+/// most the product of the nonzero sizes times the other operand's sizes (each below 4, at most
+/// three dims, so 27 bounds them).
+fn result_cheap_or_impossible(shape: &[usize], numel: usize) -> bool {
+    if numel > 0 {
+        return cheap_or_impossible(numel);
+    }
+    let bound = shape
+        .iter()
+        .try_fold(27usize, |acc, &d| acc.checked_mul(d.max(1)));
+    bound.is_none_or(cheap_or_impossible)
 }
 
 /// The calls made on a random view.
@@ -264,7 +283,7 @@ fn check(t: &Tensor<f32>, c: &Call) -> Result<(), TestCaseError> {
         }
         Call::Matmul(s) => {
             let other = Tensor::<f32>::zeros(s).unwrap();
-            if !cheap_or_impossible(numel) {
+            if !result_cheap_or_impossible(&shape, numel) {
                 return Ok(());
             }
             match t.matmul(&other) {
@@ -284,7 +303,9 @@ fn check(t: &Tensor<f32>, c: &Call) -> Result<(), TestCaseError> {
                 Err(e) => refused(e),
             }
         }
-        Call::Reduce(d) if cheap_or_impossible(numel) => {
+        // A reduction reads every element, so the view must be small, not just its result:
+        // `max_all` of a 2^62-element expanded view has one output and 2^62 reads.
+        Call::Reduce(d) if numel <= 1 << 16 && result_cheap_or_impossible(&shape, numel) => {
             match t.sum_dim(*d, false) {
                 Ok(v) => prop_assert_eq!(v.ndim() + 1, shape.len()),
                 Err(e) => refused(e),
@@ -310,7 +331,7 @@ fn check(t: &Tensor<f32>, c: &Call) -> Result<(), TestCaseError> {
             Ok(v) => prop_assert_eq!(v.shape(), &shape[..]),
             Err(e) => refused(e),
         },
-        Call::IndexSelect(d, idx) if cheap_or_impossible(numel) => {
+        Call::IndexSelect(d, idx) if result_cheap_or_impossible(&shape, numel) => {
             let ix = Tensor::from_vec(idx.clone(), &[idx.len()]).unwrap();
             match t.index_select(*d, &ix) {
                 Ok(v) => {
@@ -428,4 +449,25 @@ proptest! {
             check(&t, c)?;
         }
     }
+}
+
+/// The cases that made `PROPTEST_CASES=20000` run for minutes, both legitimate work, not a
+/// hang in the crate: `[1, 2^31, 0]` (an empty expanded view) summed over its empty dim is a
+/// feasible 2^31-element result (8 GiB of zeros), and `max_all` of a `[2^62]` expanded view
+/// reads 2^62 elements; the suite now skips both. The same empty view with a 2^62-long dim
+/// must be refused at once, and reducing its long dim is an empty result.
+#[test]
+fn empty_views_with_a_long_dim_are_bounded_by_their_results() {
+    let zero = Tensor::<f32>::zeros(&[]).unwrap();
+    assert!(!result_cheap_or_impossible(&[1, 1 << 31, 0], 0));
+    assert!(result_cheap_or_impossible(&[1, 1 << 62, 0], 0));
+    assert!(result_cheap_or_impossible(&[3, 0, 4], 0));
+    let long = zero.expand(&[1, 1 << 62, 0]).unwrap();
+    assert!(matches!(
+        long.sum_dim(2, false),
+        Err(Error::Overflow { .. })
+    ));
+    assert_eq!(long.sum_dim(1, false).unwrap().shape(), &[1, 0]);
+    let feasible = zero.expand(&[1, 1 << 31, 0]).unwrap();
+    assert_eq!(feasible.sum_dim(1, true).unwrap().shape(), &[1, 1, 0]);
 }
