@@ -175,7 +175,12 @@
 pub mod audit;
 pub mod element;
 pub mod error;
-#[cfg(any(feature = "ndarray", feature = "npy", feature = "safetensors", feature = "serde"))]
+#[cfg(any(
+    feature = "ndarray",
+    feature = "npy",
+    feature = "safetensors",
+    feature = "serde"
+))]
 pub mod interop;
 mod iter;
 mod kernels;

@@ -199,7 +199,11 @@ fn round_trip<T: Sample>(r: &Recipe) -> Result<(), TestCaseError> {
     let mut out = Vec::new();
     write_npy(&mut out, &t).unwrap();
     // The header is padded to 64 bytes; bf16 is written as 4-byte f32.
-    let written = if T::DTYPE == DType::BF16 { 4 } else { std::mem::size_of::<T>() };
+    let written = if T::DTYPE == DType::BF16 {
+        4
+    } else {
+        std::mem::size_of::<T>()
+    };
     prop_assert_eq!(out.len(), 128 + t.numel() * written);
     let d = read_npy(&out[..]).unwrap();
     prop_assert_eq!(d.shape(), t.shape());

@@ -153,7 +153,10 @@ mod tests {
         let e = Tensor::<f32>::zeros(&[2, 0]).unwrap();
         assert_eq!(e.view_dtype::<u8>().unwrap().shape(), &[2, 0]);
         // An empty view may start past the end of its storage.
-        let past = Tensor::<u8>::zeros(&[0, 4]).unwrap().narrow(1, 3, 1).unwrap();
+        let past = Tensor::<u8>::zeros(&[0, 4])
+            .unwrap()
+            .narrow(1, 3, 1)
+            .unwrap();
         assert_eq!(past.as_slice(), Some(&[][..]));
         assert_eq!(past.view_dtype::<u8>().unwrap().numel(), 0);
     }
