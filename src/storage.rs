@@ -766,6 +766,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "multi-MiB buffers: slow under Miri")]
     fn freed_large_buffers_are_reused_up_to_the_limit() {
         // An unusual size, so that other tests running in parallel do not take the buffer.
         let len = 37 * HUGE_PAGE + 5;
@@ -799,6 +800,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "huge pages: Miri has no madvise")]
     fn large_buffers_sit_on_huge_page_boundaries() {
         let s = Storage::<f32>::full(HUGE_PAGE, 1.0).unwrap();
         assert_eq!(s.as_ptr() as usize % HUGE_PAGE, 0);

@@ -613,29 +613,41 @@ mod tests {
         assert_eq!(kind(&Layout::contiguous(&[]).unwrap()), CopyKind::Runs);
     }
 
-    /// Runs every path (serial and parallel, streaming or not, every word size) on views whose
-    /// sizes are not multiples of the tile or block sides, against index-by-index copies.
-    fn check_paths<W: Word + PartialEq + std::fmt::Debug>(from: impl Fn(usize) -> W) {
-        let base = Layout::contiguous(&[3, 301, 157]).unwrap();
+    /// Runs every path (serial and parallel, streaming or not, every word size) on views of a
+    /// `[b, r, c]` base whose sizes are not multiples of the tile or block sides, against
+    /// index-by-index copies; `narrow` and `expand` are the lengths of the narrowed and the
+    /// broadcast view.
+    fn check_paths<W: Word + PartialEq + std::fmt::Debug>(
+        [b, r, c]: [usize; 3],
+        (narrow, expand): (usize, usize),
+        from: impl Fn(usize) -> W,
+    ) {
+        let base = Layout::contiguous(&[b, r, c]).unwrap();
         let views = [
             base.transpose(1, 2).unwrap(),
             base.permute(&[2, 0, 1]).unwrap(),
             base.permute(&[1, 2, 0]).unwrap(),
             base.flip(2).unwrap().transpose(0, 1).unwrap(),
-            base.slice(1, 1, 300, 2).unwrap().transpose(1, 2).unwrap(),
-            base.narrow(2, 5, 100).unwrap(),
+            base.slice(1, 1, r as isize - 1, 2)
+                .unwrap()
+                .transpose(1, 2)
+                .unwrap(),
+            base.narrow(2, 5, narrow).unwrap(),
             base.select(1, 7)
                 .unwrap()
                 .unsqueeze(1)
                 .unwrap()
-                .expand(&[3, 64, 157])
+                .expand(&[b, expand, c])
                 .unwrap(),
         ];
         let src: Vec<W> = (0..base.numel()).map(&from).collect();
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(3)
-            .build()
-            .unwrap();
+        // Under Miri the copy runs on the calling thread (kernels/parallel.rs): no pool.
+        let pool = (!cfg!(miri)).then(|| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(3)
+                .build()
+                .unwrap()
+        });
         for view in &views {
             let dst_l = Layout::contiguous(view.shape()).unwrap();
             let want: Vec<W> = {
@@ -658,10 +670,9 @@ mod tests {
                         // over exactly `dst`, which is a separate allocation.
                         unsafe { execute::<W>(plan, s.0, d.0, stream, 0) }
                     };
-                    if threads == 1 {
-                        run()
-                    } else {
-                        pool.install(run)
+                    match &pool {
+                        Some(pool) if threads > 1 => pool.install(run),
+                        _ => run(),
                     }
                     assert!(dst == want, "{view:?} stream {stream} threads {threads}");
                 }
@@ -670,10 +681,27 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(
+        miri,
+        ignore = "140K-element views, 16 copies each: minutes under Miri"
+    )]
     fn every_path_matches_an_index_by_index_copy() {
-        check_paths::<u8>(|i| (i % 251) as u8);
-        check_paths::<u16>(|i| (i % 65521) as u16);
-        check_paths::<u32>(|i| i as u32);
-        check_paths::<u64>(|i| (i as u64) << 20 | 7);
+        let (base, lens) = ([3, 301, 157], (100, 64));
+        check_paths::<u8>(base, lens, |i| (i % 251) as u8);
+        check_paths::<u16>(base, lens, |i| (i % 65521) as u16);
+        check_paths::<u32>(base, lens, |i| i as u32);
+        check_paths::<u64>(base, lens, |i| (i as u64) << 20 | 7);
+    }
+
+    /// The same paths at the sizes Miri can afford (seconds, not hours): partial tiles whose
+    /// 8x8 and 4x4 blocks have edges in both dims, every view serially and (not under Miri)
+    /// on three threads.
+    #[test]
+    fn every_path_matches_an_index_by_index_copy_at_small_sizes() {
+        let (base, lens) = ([2, 11, 9], (3, 5));
+        check_paths::<u8>(base, lens, |i| (i % 251) as u8);
+        check_paths::<u16>(base, lens, |i| (i % 65521) as u16);
+        check_paths::<u32>(base, lens, |i| i as u32);
+        check_paths::<u64>(base, lens, |i| (i as u64) << 20 | 7);
     }
 }

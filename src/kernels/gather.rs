@@ -523,6 +523,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "134K elements and thread pools: too slow")]
     fn index_select_is_the_same_on_many_threads() {
         let l = Layout::contiguous(&[64, 300, 7])
             .unwrap()

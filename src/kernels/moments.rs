@@ -593,6 +593,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "14K-element variances: minutes under Miri")]
     fn lines_and_blocks_match_the_definition_far_from_zero() {
         let (r, c) = (1100, 13); // more than one shift run along dim 0
         let data: Vec<f64> = (0..r * c)
@@ -623,6 +624,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "10K-element variances: minutes under Miri")]
     fn portable_code_matches_the_fast_variants() {
         let (r, c) = (9, 1111);
         let data: Vec<f32> = (0..r * c)

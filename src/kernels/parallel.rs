@@ -6,9 +6,11 @@
 //!
 //! Without the `rayon` feature the pool has one thread: [`pool_threads`] is 1 and the
 //! parallel helpers below run their items in order on the calling thread, so every kernel
-//! takes its serial path.
+//! takes its serial path. Under Miri too: Miri runs rayon (Tree Borrows accepts
+//! crossbeam-epoch), but a test that merely starts a pool then takes minutes instead of
+//! seconds, so the unit tests that Miri runs take the serial paths, as without the feature.
 
-#[cfg(feature = "rayon")]
+#[cfg(all(feature = "rayon", not(miri)))]
 use rayon::prelude::*;
 
 /// Fewest elements an op must touch before it is split across threads.
@@ -16,11 +18,11 @@ pub(crate) const PAR_MIN_ELEMS: usize = 1 << 15;
 
 /// Threads of the current pool (rayon's current pool, or 1 without the `rayon` feature).
 pub(crate) fn pool_threads() -> usize {
-    #[cfg(feature = "rayon")]
+    #[cfg(all(feature = "rayon", not(miri)))]
     {
         rayon::current_num_threads().max(1)
     }
-    #[cfg(not(feature = "rayon"))]
+    #[cfg(any(not(feature = "rayon"), miri))]
     {
         1
     }
@@ -37,9 +39,9 @@ pub(crate) fn threads_for(elems: usize) -> usize {
 
 /// `f(i)` for every `i` in `0..n`, spread over the pool's threads.
 pub(crate) fn par_for(n: usize, f: impl Fn(usize) + Sync + Send) {
-    #[cfg(feature = "rayon")]
+    #[cfg(all(feature = "rayon", not(miri)))]
     (0..n).into_par_iter().for_each(f);
-    #[cfg(not(feature = "rayon"))]
+    #[cfg(any(not(feature = "rayon"), miri))]
     (0..n).for_each(f);
 }
 
@@ -50,9 +52,9 @@ pub(crate) fn par_for_init<S>(
     init: impl Fn() -> S + Sync + Send,
     f: impl Fn(&mut S, usize) + Sync + Send,
 ) {
-    #[cfg(feature = "rayon")]
+    #[cfg(all(feature = "rayon", not(miri)))]
     (0..n).into_par_iter().for_each_init(init, f);
-    #[cfg(not(feature = "rayon"))]
+    #[cfg(any(not(feature = "rayon"), miri))]
     {
         let mut state = init();
         (0..n).for_each(|i| f(&mut state, i));
@@ -66,11 +68,11 @@ pub(crate) fn par_chunks_mut<X: Send>(
     size: usize,
     f: impl Fn(usize, &mut [X]) + Sync + Send,
 ) {
-    #[cfg(feature = "rayon")]
+    #[cfg(all(feature = "rayon", not(miri)))]
     data.par_chunks_mut(size)
         .enumerate()
         .for_each(|(c, chunk)| f(c, chunk));
-    #[cfg(not(feature = "rayon"))]
+    #[cfg(any(not(feature = "rayon"), miri))]
     data.chunks_mut(size)
         .enumerate()
         .for_each(|(c, chunk)| f(c, chunk));
@@ -81,11 +83,11 @@ pub(crate) fn join<RA: Send, RB: Send>(
     a: impl FnOnce() -> RA + Send,
     b: impl FnOnce() -> RB + Send,
 ) -> (RA, RB) {
-    #[cfg(feature = "rayon")]
+    #[cfg(all(feature = "rayon", not(miri)))]
     {
         rayon::join(a, b)
     }
-    #[cfg(not(feature = "rayon"))]
+    #[cfg(any(not(feature = "rayon"), miri))]
     {
         (a(), b())
     }

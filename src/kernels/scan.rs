@@ -472,6 +472,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "90K elements and thread pools: too slow")]
     fn many_lines_and_long_blocks_in_parallel_match_serial() {
         let pool = |n| {
             rayon::ThreadPoolBuilder::new()

@@ -882,6 +882,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "11K-element softmaxes: minutes under Miri")]
     fn lines_and_blocks_agree_with_the_definition() {
         let (r, c) = (37, 300); // rows longer than a block, with a remainder
         let data: Vec<f32> = (0..r * c)
@@ -964,6 +965,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "12K-element softmaxes: minutes under Miri")]
     fn portable_code_matches_the_fast_variants() {
         let (r, c) = (23, 517);
         let data: Vec<f64> = (0..r * c)
@@ -996,6 +998,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "60K elements and thread pools: too slow")]
     fn threads_do_not_change_results() {
         let pool = |n| {
             rayon::ThreadPoolBuilder::new()

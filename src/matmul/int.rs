@@ -165,6 +165,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "70x260x300 product: hours under Miri")]
     fn blocked_matches_naive_across_block_edges() {
         let (m, n, k) = (70, 260, 300);
         let a: Vec<i32> = (0..m * k)

@@ -715,6 +715,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "20K-step quadratures: minutes under Miri")]
     fn erf_matches_known_values_and_quadrature() {
         // Reference values (erf to 16 digits).
         let known = [
