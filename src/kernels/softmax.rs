@@ -917,6 +917,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "1800 elements x 4 variants: minutes under Miri")]
     fn special_values() {
         // Rows longer than a block of the line kernel, special values at varied positions:
         // row 0 holds +inf, row 1 only -inf, row 2 a NaN, row 3 a few -inf, row 4 one NaN
