@@ -166,8 +166,8 @@ fn totals_count_every_copy_once_enabled() {
     let _ = m().t().unwrap().contiguous();
     let after = audit::totals();
     // Other tests may copy concurrently, so only lower bounds are exact.
-    assert!(after.count >= before.count + 2); // from_vec inside m(), then contiguous()
-    assert!(after.bytes >= before.bytes + 192);
+    assert!(after.count > before.count); // contiguous() (m()'s from_vec adopts, no copy)
+    assert!(after.bytes >= before.bytes + 96);
 }
 
 /// A random chain of view ops on a 3-dim tensor; `None` where an op fails.

@@ -339,6 +339,51 @@ impl<T: Element> Src<'_, T> {
     }
 }
 
+/// The elements a source views, in order, if its layout is row-major (`None` otherwise).
+fn row_major_run<'a, T: Element>(src: &Src<'a, T>) -> Option<&'a [T]> {
+    if !src.layout.is_contiguous() {
+        return None;
+    }
+    let n = src.layout.numel();
+    if n == 0 {
+        return Some(&[]);
+    }
+    let start = src.layout.offset();
+    src.storage.as_slice().get(start..start.checked_add(n)?)
+}
+
+/// The small-and-dense fast path of [`map`] / [`zip`]: when every input is row-major with the
+/// output's shape and the op is too small to be split across threads, the general plan would
+/// produce one unit-stride run over every operand; this writes that run directly, without
+/// planning (the fixed cost that dominates small ops). The output is row-major, as the output
+/// layout rule gives for row-major inputs (Note [output layout]). `None` when it does not
+/// apply.
+fn small_dense<O: Element>(
+    shape: &[usize],
+    n: usize,
+    fill: impl FnOnce(&mut [MaybeUninit<O>]),
+) -> Option<Result<(Storage<O>, Layout)>> {
+    // Empty outputs keep the general path's layout rule for huge empty shapes.
+    if n == 0 || threads_for(n) > 1 {
+        return None;
+    }
+    let out = match Layout::contiguous(shape) {
+        Ok(out) => out,
+        Err(e) => return Some(Err(e)),
+    };
+    let mut fresh = match super::fresh::<O>("elementwise op", shape, n) {
+        Ok(fresh) => fresh,
+        Err(e) => return Some(Err(e)),
+    };
+    // SAFETY: `fresh` is a new allocation for exactly `n` elements (Storage invariant 2), seen
+    // here as uninitialized slots, not aliased by any input.
+    let slots = unsafe { std::slice::from_raw_parts_mut(fresh.as_mut_ptr().cast(), n) };
+    fill(slots);
+    // SAFETY: `fill` wrote every one of the `n` slots (each caller zips the slots with inputs
+    // of exactly `n` elements).
+    Some(Ok((unsafe { fresh.assume_init() }, out)))
+}
+
 /// Broadcasts `inputs`, allocates the output (see the output layout note) and plans the op.
 /// Returns the fresh storage, its layout and the plan over `[output, inputs..]`.
 fn prepare<O: Element>(
@@ -370,6 +415,26 @@ where
     O: Element,
     F: Fn(A) -> O + Sync,
 {
+    if let Some(x) = row_major_run(&a) {
+        let fill = |slots: &mut [MaybeUninit<O>]| {
+            for (o, &v) in slots.iter_mut().zip(x) {
+                o.write(f(v));
+            }
+        };
+        if let Some(done) = small_dense(a.layout.shape(), x.len(), fill) {
+            return done;
+        }
+    }
+    map_general(a, f)
+}
+
+/// [`map`] through the general plan, whatever the layout.
+fn map_general<A, O, F>(a: Src<'_, A>, f: F) -> Result<(Storage<O>, Layout)>
+where
+    A: Element,
+    O: Element,
+    F: Fn(A) -> O + Sync,
+{
     let kernel = Map1 {
         f,
         _types: PhantomData,
@@ -392,6 +457,29 @@ where
 /// # Errors
 /// [`Error::BroadcastMismatch`](crate::Error::BroadcastMismatch); `Alloc`.
 pub(crate) fn zip<A, B, O, F>(a: Src<'_, A>, b: Src<'_, B>, f: F) -> Result<(Storage<O>, Layout)>
+where
+    A: Element,
+    B: Element,
+    O: Element,
+    F: Fn(A, B) -> O + Sync,
+{
+    if a.layout.shape() == b.layout.shape() {
+        if let (Some(x), Some(y)) = (row_major_run(&a), row_major_run(&b)) {
+            let fill = |slots: &mut [MaybeUninit<O>]| {
+                for ((o, &u), &v) in slots.iter_mut().zip(x).zip(y) {
+                    o.write(f(u, v));
+                }
+            };
+            if let Some(done) = small_dense(a.layout.shape(), x.len(), fill) {
+                return done;
+            }
+        }
+    }
+    zip_general(a, b, f)
+}
+
+/// [`zip`] through the general plan, whatever the layouts.
+fn zip_general<A, B, O, F>(a: Src<'_, A>, b: Src<'_, B>, f: F) -> Result<(Storage<O>, Layout)>
 where
     A: Element,
     B: Element,
@@ -570,6 +658,66 @@ where
                 for i in 0..len as isize {
                     let (x, y) = (a.offset(i * s[1]).read(), b.offset(i * s[2]).read());
                     o.offset(i * s[0]).write(f(x, y, c.offset(i * s[3]).read()));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Row-major, offset, transposed, flipped, broadcast and stepped views of one storage.
+    fn views(n: usize) -> Vec<Layout> {
+        let base = Layout::contiguous(&[n + 1, n]).unwrap();
+        let m = base.narrow(0, 1, n).unwrap(); // row-major with an offset
+        vec![
+            Layout::contiguous(&[n, n]).unwrap(),
+            m.clone(),
+            m.t().unwrap(),
+            m.flip(1).unwrap(),
+            Layout::contiguous(&[n]).unwrap().expand(&[n, n]).unwrap(),
+            base.slice(0, 0, (n + 1) as isize, 2)
+                .unwrap()
+                .narrow(0, 0, n.div_ceil(2))
+                .unwrap(),
+        ]
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "many ops on many layouts: too slow")]
+    fn the_small_dense_path_matches_the_general_plan() {
+        for n in [0usize, 1, 3, 8, 33] {
+            let data: Vec<i32> = (0..((n + 1) * n) as i32).map(|i| i * 7 - 5).collect();
+            let s = Storage::from_slice(&data).unwrap();
+            for a in views(n) {
+                let src = || Src {
+                    storage: &s,
+                    layout: &a,
+                };
+                // Taken exactly for row-major views.
+                assert_eq!(row_major_run(&src()).is_some(), a.is_contiguous(), "{a:?}");
+                let (fast, fl) = map(src(), |x: i32| x.wrapping_mul(3)).unwrap();
+                let (slow, sl) = map_general(src(), |x: i32| x.wrapping_mul(3)).unwrap();
+                assert_eq!((fast.as_slice(), &fl), (slow.as_slice(), &sl), "{a:?}");
+                for b in views(n).into_iter().filter(|b| b.shape() == a.shape()) {
+                    let other = Src {
+                        storage: &s,
+                        layout: &b,
+                    };
+                    let f = |x: i32, y: i32| x.wrapping_sub(y.wrapping_mul(2));
+                    let (fast, fl) = zip(src(), other, f).unwrap();
+                    let other = Src {
+                        storage: &s,
+                        layout: &b,
+                    };
+                    let (slow, sl) = zip_general(src(), other, f).unwrap();
+                    assert_eq!(
+                        (fast.as_slice(), &fl),
+                        (slow.as_slice(), &sl),
+                        "{a:?} {b:?}"
+                    );
                 }
             }
         }

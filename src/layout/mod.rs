@@ -43,6 +43,7 @@
 
 mod broadcast;
 mod coalesce;
+mod dims;
 mod explain;
 mod format;
 mod infer;
@@ -57,6 +58,7 @@ pub use format::MemoryFormat;
 pub use infer::infer_shape;
 
 use crate::error::{Error, Result};
+use dims::Dims;
 
 /// Shape, strides and offset of a strided view; see the [module docs](self) for its invariants.
 ///
@@ -71,8 +73,8 @@ use crate::error::{Error, Result};
 /// ```
 #[derive(Clone, PartialEq, Eq, Hash)]
 pub struct Layout {
-    shape: Vec<usize>,
-    strides: Vec<isize>,
+    shape: Dims<usize>,
+    strides: Dims<isize>,
     offset: usize,
 }
 
@@ -130,16 +132,17 @@ impl Layout {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn new(shape: &[usize], strides: &[isize], offset: usize) -> Result<Layout> {
-        Self::checked("Layout::new", shape.to_vec(), strides.to_vec(), offset)
+        Self::checked("Layout::new", shape, strides, offset)
     }
 
     /// The one constructor: checks every invariant and names `op` in the error.
     pub(crate) fn checked(
         op: &'static str,
-        shape: Vec<usize>,
-        strides: Vec<isize>,
+        shape: impl Into<Dims<usize>>,
+        strides: impl Into<Dims<isize>>,
         offset: usize,
     ) -> Result<Layout> {
+        let (shape, strides) = (shape.into(), strides.into());
         if shape.len() != strides.len() {
             return Err(Error::RankMismatch {
                 op,
@@ -164,8 +167,8 @@ impl Layout {
                 return Err(Error::NegativeOffset {
                     op,
                     min_offset: lo,
-                    shape,
-                    strides,
+                    shape: shape.to_vec(),
+                    strides: strides.to_vec(),
                 });
             }
             if hi > isize::MAX as i128 {
@@ -177,6 +180,34 @@ impl Layout {
             strides,
             offset,
         })
+    }
+
+    /// This layout's elements under other dims: `shape` and `strides` must be this layout's
+    /// dims reordered, with size-1 dims removed or added (any stride). Such a layout has the
+    /// same element count and addresses the same offsets, so every invariant carries over
+    /// unchecked (a debug build checks anyway): the fast path of `transpose`, `permute`,
+    /// `squeeze` and `unsqueeze`.
+    pub(crate) fn rearranged(&self, shape: Dims<usize>, strides: Dims<isize>) -> Layout {
+        debug_assert!(
+            {
+                let mut a: Vec<usize> = shape.iter().copied().filter(|&d| d != 1).collect();
+                let mut b: Vec<usize> = self.shape.iter().copied().filter(|&d| d != 1).collect();
+                a.sort_unstable();
+                b.sort_unstable();
+                a == b && shape.len() == strides.len()
+            },
+            "a rearrangement keeps the dims"
+        );
+        debug_assert_eq!(
+            Layout::checked("rearranged", shape.clone(), strides.clone(), self.offset)
+                .map(|l| l.offset_range()),
+            Ok(self.offset_range())
+        );
+        Layout {
+            shape,
+            strides,
+            offset: self.offset,
+        }
     }
 
     /// A row-major (C order) layout with offset 0.
@@ -372,7 +403,7 @@ impl Layout {
             return Err(Error::IndexRank {
                 op,
                 index: index.to_vec(),
-                shape: self.shape.clone(),
+                shape: self.shape.to_vec(),
             });
         }
         let mut off = self.offset as isize;
@@ -480,12 +511,12 @@ impl Layout {
     /// ```
     #[must_use]
     pub fn coalesced(&self) -> Layout {
-        let mut shape = self.shape.clone();
-        let mut strides = vec![self.strides.clone()];
+        let mut shape = self.shape.to_vec();
+        let mut strides = vec![self.strides.to_vec()];
         coalesce_joint(&mut shape, &mut strides);
         Layout {
-            shape,
-            strides: strides.pop().unwrap_or_default(),
+            shape: shape.into(),
+            strides: strides.pop().unwrap_or_default().into(),
             offset: self.offset,
         }
     }

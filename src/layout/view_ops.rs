@@ -1,6 +1,7 @@
 //! The view ops: each one a pure function from a layout (and arguments) to a new layout over the
 //! same storage. None touches element data; every result passes through [`Layout::checked`].
 
+use super::dims::Dims;
 use super::Layout;
 use crate::error::{Error, Result};
 
@@ -33,7 +34,7 @@ impl Layout {
         let (mut shape, mut strides) = (self.shape.clone(), self.strides.clone());
         shape.swap(d0, d1);
         strides.swap(d0, d1);
-        Layout::checked("transpose", shape, strides, self.offset)
+        Ok(self.rearranged(shape, strides))
     }
 
     /// Matrix transpose: swaps the two dims of a 2-dim layout; 0- and 1-dim layouts are returned
@@ -85,9 +86,9 @@ impl Layout {
                 ndim: n,
             });
         }
-        let shape = dims.iter().map(|&d| self.shape[d]).collect();
-        let strides = dims.iter().map(|&d| self.strides[d]).collect();
-        Layout::checked("permute", shape, strides, self.offset)
+        let shape: Dims<usize> = dims.iter().map(|&d| self.shape[d]).collect();
+        let strides: Dims<isize> = dims.iter().map(|&d| self.strides[d]).collect();
+        Ok(self.rearranged(shape, strides))
     }
 
     /// Keeps indices `start..start + len` of `dim`.
@@ -178,8 +179,8 @@ impl Layout {
             None => {
                 return Err(Error::Overflow {
                     op: "slice",
-                    shape: self.shape.clone(),
-                    strides: self.strides.clone(),
+                    shape: self.shape.to_vec(),
+                    strides: self.strides.to_vec(),
                 })
             }
         };
@@ -237,13 +238,13 @@ impl Layout {
             return Err(Error::SqueezeNonUnit {
                 dim,
                 size: self.shape[dim],
-                shape: self.shape.clone(),
+                shape: self.shape.to_vec(),
             });
         }
         let (mut shape, mut strides) = (self.shape.clone(), self.strides.clone());
         shape.remove(dim);
         strides.remove(dim);
-        Layout::checked("squeeze", shape, strides, self.offset)
+        Ok(self.rearranged(shape, strides))
     }
 
     /// Removes every size-1 dim.
@@ -257,11 +258,11 @@ impl Layout {
     pub fn squeeze_all(&self) -> Layout {
         let keep = |&(&d, _): &(&usize, &isize)| d != 1;
         let pairs = self.shape.iter().zip(&self.strides).filter(keep);
-        let (shape, strides) = pairs.map(|(&d, &s)| (d, s)).unzip();
+        let (shape, strides): (Vec<usize>, Vec<isize>) = pairs.map(|(&d, &s)| (d, s)).unzip();
         // Dropping size-1 dims changes neither the element count nor the addressed offsets.
         Layout {
-            shape,
-            strides,
+            shape: shape.into(),
+            strides: strides.into(),
             offset: self.offset,
         }
     }
@@ -293,7 +294,7 @@ impl Layout {
         let (mut shape, mut strides) = (self.shape.clone(), self.strides.clone());
         shape.insert(dim, 1);
         strides.insert(dim, stride);
-        Layout::checked("unsqueeze", shape, strides, self.offset)
+        Ok(self.rearranged(shape, strides))
     }
 
     /// Broadcasts to `shape` without copying: size-1 dims may grow and new leading dims may be
@@ -329,7 +330,7 @@ impl Layout {
                 0
             } else {
                 return Err(Error::ExpandMismatch {
-                    shape: self.shape.clone(),
+                    shape: self.shape.to_vec(),
                     requested: shape.to_vec(),
                     dim: d,
                 });
@@ -394,8 +395,8 @@ impl Layout {
         let stride = self.strides[dim];
         let overflow = || Error::Overflow {
             op: "unfold",
-            shape: self.shape.clone(),
-            strides: self.strides.clone(),
+            shape: self.shape.to_vec(),
+            strides: self.strides.to_vec(),
         };
         let window_stride = match isize::try_from(step)
             .ok()
@@ -458,8 +459,8 @@ impl Layout {
         let (s1, s2) = (self.strides[dim1], self.strides[dim2]);
         let overflow = || Error::Overflow {
             op: "diagonal",
-            shape: self.shape.clone(),
-            strides: self.strides.clone(),
+            shape: self.shape.to_vec(),
+            strides: self.strides.to_vec(),
         };
         let stride = match s1.checked_add(s2) {
             Some(s) => s,
@@ -510,8 +511,8 @@ impl Layout {
                 op,
                 offset: hi,
                 storage_len,
-                shape: self.shape.clone(),
-                strides: self.strides.clone(),
+                shape: self.shape.to_vec(),
+                strides: self.strides.to_vec(),
             }),
             _ => Ok(()),
         }
