@@ -20,7 +20,7 @@
 //!
 //! A storage's memory comes from one of three places (its `Backing`):
 //!
-//! - **aligned**: stridex's own allocation ([`allocate`]): 64-byte aligned, 2 MiB aligned on
+//! - **aligned**: stridex's own allocation (`allocate`): 64-byte aligned, 2 MiB aligned on
 //!   huge pages when large. Every storage a kernel creates (every copy, every op's output,
 //!   [`Storage::from_slice`], [`Storage::full`]) is of this kind.
 //! - **adopted `Vec`**: [`Storage::from_vec`] takes over a `Vec<T>`'s buffer without copying
@@ -35,21 +35,21 @@
 //! 1. `ptr` is aligned to `align_of::<T>()`, also when `len == 0` (then it may dangle and is
 //!    never dereferenced); for the aligned backing, to [`Storage::ALIGN`] (64 bytes).
 //! 2. `ptr` points to `len` elements that stay valid while the `Storage` lives: an allocation
-//!    of at least `len * size_of::<T>()` bytes made by [`allocate`] and freed only by `Drop`
+//!    of at least `len * size_of::<T>()` bytes made by `allocate` and freed only by `Drop`
 //!    with the same byte count (aligned); the buffer of a `Vec<T>` of the recorded capacity,
 //!    freed only by `Drop` as that `Vec` (adopted); or bytes inside the owner the storage holds
 //!    an `Arc` of (foreign).
 //! 3. Every one of the `len` elements is initialized once the `Storage` exists. Fresh memory is
-//!    handed out as an [`UninitStorage`], which only becomes a `Storage` through the `unsafe`
-//!    [`UninitStorage::assume_init`] once a kernel has written every element; nothing zero-fills
+//!    handed out as an `UninitStorage`, which only becomes a `Storage` through the `unsafe`
+//!    `UninitStorage::assume_init` once a kernel has written every element; nothing zero-fills
 //!    it first.
 //! 4. The contents are never mutated while shared: writes go through `&mut Storage` (unique),
-//!    obtained only through [`Storage::exclusive`], which refuses foreign bytes (they belong to
+//!    obtained only through `Storage::exclusive`, which refuses foreign bytes (they belong to
 //!    their owner, which may be a read-only memory map).
 //!
 //! # Allocation policy
 //!
-//! All memory comes from one function, [`allocate`]. Buffers of at least 2 MiB are aligned to
+//! All memory comes from one function, `allocate`. Buffers of at least 2 MiB are aligned to
 //! 2 MiB, rounded up to whole 2 MiB pages and, on Linux, advised for transparent huge pages
 //! (`madvise(MADV_HUGEPAGE)`): a fresh 64 MiB buffer then costs 32 page faults instead of
 //! 16384, which is most of the time of a fresh copy. Smaller buffers are 64-byte aligned.

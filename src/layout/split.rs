@@ -42,7 +42,7 @@ impl Layout {
     }
 
     /// Pieces of `size` along `dim`, the last one smaller if `size` does not divide the dim
-    /// (PyTorch's `split`; see the [module docs](self) for empty dims).
+    /// (PyTorch's `split`; see the `layout::split` module source for empty dims).
     ///
     /// # Errors
     /// [`Error::DimOutOfRange`]; [`Error::ZeroStep`] if `size == 0` and the dim is not empty.

@@ -20,7 +20,7 @@ impl Layout {
     /// The same elements, in the same row-major order, under a new shape, without copying.
     ///
     /// Succeeds exactly when strides exist that reproduce this layout's row-major list of storage
-    /// offsets (see the [note](self)); otherwise use `reshape`, which copies, or make the data
+    /// offsets (see the note in `src/layout/view.rs`); otherwise use `reshape`, which copies, or make the data
     /// contiguous first. An empty layout can be viewed as any shape with zero elements.
     ///
     /// # Errors

@@ -1,7 +1,7 @@
 //! `TensorMut<'a, T>`: a mutable, strided view of a tensor's elements, borrowed for `'a`.
 //!
-//! A [`Tensor`] is read-only and cheap to share; to write, borrow it mutably with
-//! [`Tensor::view_mut`], which gives a `TensorMut` over the whole tensor. If the storage is
+//! A [`Tensor`](crate::Tensor) is read-only and cheap to share; to write, borrow it mutably with
+//! [`Tensor::view_mut`](crate::Tensor::view_mut), which gives a `TensorMut` over the whole tensor. If the storage is
 //! shared with other tensors, `view_mut` first gives this tensor its own copy (copy-on-write,
 //! reported to the copy audit), so no other tensor ever sees the write. Rust's borrow rules do
 //! the rest: while a `TensorMut` lives, the tensor it came from cannot be read, cloned or
