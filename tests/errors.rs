@@ -669,6 +669,63 @@ fn table() -> Vec<(&'static str, stridex::Result<()>, Vec<&'static str>)> {
             a.expand(&[2, 3, 4]).unwrap().map_inplace(|x| x),
             vec!["more than once"],
         ),
+        // Constructors, conversions, bytes and inferred shapes.
+        (
+            "from_vec",
+            Tensor::from_vec(vec![1u8; 5], &[2, 3]).map(drop),
+            vec!["[2, 3]", "5"],
+        ),
+        (
+            "from_fn",
+            Tensor::<u8>::from_fn(&[1 << 40, 1 << 40], |_| 0).map(drop),
+            vec!["[1099511627776, 1099511627776]"],
+        ),
+        (
+            "from_iter_with_shape",
+            Tensor::from_iter_with_shape(&[2, 3], 0..4u8).map(drop),
+            vec!["[2, 3]", "4"],
+        ),
+        (
+            "eye",
+            Tensor::<f64>::eye(1 << 33).map(drop),
+            vec!["[8589934592, 8589934592]"],
+        ),
+        (
+            "linspace",
+            Tensor::linspace(0.0f32, f32::NAN, 3).map(drop),
+            vec!["NaN", "finite"],
+        ),
+        (
+            "try_from",
+            Tensor::try_from(vec![vec![1u8, 2], vec![3]]).map(drop),
+            vec!["row 1 has 1 elements", "equal length"],
+        ),
+        (
+            "view_dtype",
+            a.t().unwrap().view_dtype::<u8>().map(drop),
+            vec!["[4, 3]", "contiguous()"],
+        ),
+        (
+            "view",
+            a.view_infer(&[5, -1]).map(drop),
+            vec!["[5, -1]", "12 elements"],
+        ),
+        (
+            "reshape",
+            a.reshape_infer(&[-1, -1]).map(drop),
+            vec!["more than one -1"],
+        ),
+        (
+            "flatten",
+            a.flatten(1, 0).map(drop),
+            vec!["start dim 1", "start <= end"],
+        ),
+        (
+            "from_byte_owner",
+            stridex::Storage::<f32>::from_byte_owner(std::sync::Arc::new(vec![0u8; 6]), 0, 2)
+                .map(drop),
+            vec!["2 elements", "6 bytes", "inside"],
+        ),
     ];
     rows
 }
