@@ -170,9 +170,13 @@ pub(crate) unsafe fn copy_strided<T: Element>(
     }
 }
 
+/// Largest fresh copy (in elements) made by a plain odometer walk instead of the planned,
+/// tiled kernel: below it, planning costs more than the copy.
+const SMALL_COPY: usize = 64;
+
 /// Copies the elements `layout` addresses in `src` into a fresh storage laid out as `dst`,
 /// which must be dense (non-overlapping and dense, offset 0, same shape), e.g. row-major or
-/// channels-last.
+/// channels-last. Copies of at most [`SMALL_COPY`] elements take a plain walk.
 ///
 /// # Panics
 /// If `layout` does not fit `src` (the tensor invariant) or `dst` is not such a layout; both
@@ -191,10 +195,23 @@ pub(crate) fn to_fresh_storage<T: Element>(
         "copy: a fresh destination must be dense"
     );
     let mut fresh = Storage::<T>::uninit(dst.numel())?;
-    // SAFETY: `layout` fits `src` (asserted); `dst` is dense from offset 0 over exactly `numel`
-    // fresh elements (asserted), so it fits, writes each element once, and cannot overlap
-    // `src`'s allocation, which nothing writes while it is shared.
-    unsafe { copy_strided(src.as_ptr(), layout, fresh.as_mut_ptr(), dst) };
+    if dst.numel() <= SMALL_COPY {
+        // Too small for planning to pay: one odometer walk, element by element.
+        let (from, to) = (src.as_ptr(), fresh.as_mut_ptr());
+        let (s0, d0) = (layout.offset() as isize, dst.offset() as isize);
+        super::walk::for_each_offset2(layout.shape(), layout.strides(), dst.strides(), |a, b| {
+            // SAFETY: `s0 + a` is an offset `layout` addresses, inside `src` (asserted fit);
+            // `d0 + b` one `dst` addresses, inside the fresh allocation (dense from offset 0
+            // over exactly its `numel` elements, asserted), each written once; the two
+            // allocations are distinct.
+            unsafe { to.offset(d0 + b).write(from.offset(s0 + a).read()) }
+        });
+    } else {
+        // SAFETY: `layout` fits `src` (asserted); `dst` is dense from offset 0 over exactly
+        // `numel` fresh elements (asserted), so it fits, writes each element once, and cannot
+        // overlap `src`'s allocation, which nothing writes while it is shared.
+        unsafe { copy_strided(src.as_ptr(), layout, fresh.as_mut_ptr(), dst) };
+    }
     // SAFETY: a dense layout over `numel` elements from offset 0 addresses every one of them,
     // and the copy wrote each addressed element.
     Ok(unsafe { fresh.assume_init() })
@@ -583,6 +600,43 @@ impl Tile2d {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The small-copy walk of `to_fresh_storage` against the planned kernel, on views below
+    /// and above `SMALL_COPY` elements (the latter must take the planned path, and do).
+    #[test]
+    fn the_small_walk_matches_the_planned_copy() {
+        let data: Vec<u16> = (0..4 * 9 * 7).map(|i| i as u16 * 3 + 1).collect();
+        let s = Storage::from_slice(&data).unwrap();
+        let base = Layout::contiguous(&[4, 9, 7]).unwrap();
+        let views = [
+            base.narrow(1, 2, 3).unwrap(),
+            base.transpose(0, 2).unwrap(),
+            base.permute(&[1, 2, 0]).unwrap().narrow(0, 1, 2).unwrap(),
+            base.flip(1).unwrap().slice(2, 6, isize::MIN, -3).unwrap(),
+            base.select(0, 3).unwrap().unsqueeze(0).unwrap(),
+            Layout::contiguous(&[1, 7])
+                .unwrap()
+                .expand(&[5, 7])
+                .unwrap(),
+            base.clone(),
+            base.narrow(0, 0, 0).unwrap(),
+        ];
+        for v in views {
+            for dst in [
+                Layout::contiguous(v.shape()).unwrap(),
+                v.dense_like().unwrap(),
+            ] {
+                let fast = to_fresh_storage(&s, &v, &dst).unwrap();
+                let mut slow = Storage::<u16>::uninit(dst.numel()).unwrap();
+                // SAFETY: `v` fits `s` (a view of `base`, which `s` holds); `dst` is dense
+                // over exactly the fresh `numel` elements.
+                unsafe { copy_strided(s.as_ptr(), &v, slow.as_mut_ptr(), &dst) };
+                // SAFETY: the copy wrote every element of the dense `dst`.
+                let slow = unsafe { slow.assume_init() };
+                assert_eq!(fast.as_slice(), slow.as_slice(), "{v:?} into {dst:?}");
+            }
+        }
+    }
 
     fn kind(l: &Layout) -> CopyKind {
         CopyPlan::new(l, &Layout::contiguous(l.shape()).unwrap()).kind()

@@ -229,8 +229,24 @@ impl Layout {
             strides: vec![],
         };
         checked_numel(shape).ok_or_else(overflow)?;
-        let strides = row_major_strides(shape).ok_or_else(overflow)?;
-        Self::checked("contiguous", shape.to_vec(), strides, 0)
+        // Row-major strides, built in place (sizes of 0 count as 1, as in row_major_strides).
+        let mut strides: Dims<isize> = std::iter::repeat_n(0, shape.len()).collect();
+        let mut acc: isize = 1;
+        for (s, &d) in strides.iter_mut().zip(shape).rev() {
+            *s = acc;
+            acc = isize::try_from(d.max(1))
+                .ok()
+                .and_then(|d| acc.checked_mul(d))
+                .ok_or_else(overflow)?;
+        }
+        // Invariants without re-checking: the element count fits `isize` (checked above); the
+        // strides are positive, and a non-empty row-major layout's highest offset is
+        // `numel - 1`, so the extent fits too (an empty one has none to check).
+        Ok(Layout {
+            shape: Dims::from(shape),
+            strides,
+            offset: 0,
+        })
     }
 
     /// The size of each dim.
