@@ -39,6 +39,10 @@ impl<T: Element> Tensor<T> {
     /// [`Error::ImplicitCopy`](crate::Error::ImplicitCopy) if a copy is needed inside
     /// `forbid_implicit_copies`; [`Error::Alloc`](crate::Error::Alloc).
     ///
+    /// # Panics
+    /// Only if the crate's own invariant broke: after the copy-on-write this tensor holds its
+    /// fresh, writable storage alone, which the code then relies on (an `expect`).
+    ///
     /// ```
     /// use stridex::Tensor;
     /// let a = Tensor::from_vec(vec![1, 2, 3, 4], &[2, 2])?;
