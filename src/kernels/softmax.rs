@@ -811,9 +811,12 @@ mod avx2 {
             let base = select(_mm256_cmp_ps::<_CMP_EQ_OQ>(new, ninf), zero, new);
             for i in 0..BLOCK_STEPS {
                 let at = b + i * LANES;
+                // SAFETY: `i < BLOCK_STEPS`, so lanes `at .. at + LANES` are inside the block,
+                // inside both slices (as for the max loop above).
                 let e = exp8(_mm256_sub_ps(unsafe { _mm256_loadu_ps(x.add(at)) }, base));
                 s = _mm256_add_ps(s, e);
                 if !log {
+                    // SAFETY: the same lanes of the output slice, written by this line only.
                     unsafe { _mm256_storeu_ps(y.add(at), e) };
                 }
             }
