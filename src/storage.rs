@@ -690,6 +690,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "minutes under Miri even at small sizes")]
     fn every_fresh_storage_is_64_aligned() {
         // Under Miri, which interprets every element write, the small sizes only.
         let large: &[usize] = if cfg!(miri) {
