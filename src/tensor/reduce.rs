@@ -25,8 +25,10 @@ use crate::kernels::reducers::{ArgExtreme, Extreme, Mean, Prod, Reducer, Sum};
 use crate::scalar::Numeric;
 
 impl<T: Element> Tensor<T> {
-    /// Runs reducer `r` over `dims`. `needs_elements`: reducing zero elements is an error.
-    fn reduce_with<R: Reducer<T>>(
+    /// Runs reducer `r` over `dims` (also for the statistics in `stats.rs`).
+    /// `needs_elements`: reducing zero elements into a non-empty result is an
+    /// [`Error::EmptyReduction`].
+    pub(super) fn reduce_with<R: Reducer<T>>(
         &self,
         op: &'static str,
         dims: &[usize],

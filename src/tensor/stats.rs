@@ -35,9 +35,8 @@ use num_traits::{AsPrimitive, Float};
 use super::Tensor;
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
-use crate::iter::{element_count, ReducePlan};
+use crate::iter::ReducePlan;
 use crate::kernels::moments::{moments, VarSpec};
-use crate::kernels::reduce::reduce;
 use crate::kernels::reducers::{
     AbsMax, AbsSum, ArgExtreme, CountNonzero, LogSumExp, NonzeroTest, Reducer, SquareSum, SumAs,
 };
@@ -138,28 +137,6 @@ impl<T: Element> Tensor<T> {
         }
     }
 
-    /// Runs reducer `r` over `dims`; `needs_elements`: reducing zero elements into a
-    /// non-empty result is an [`Error::EmptyReduction`].
-    fn stat_reduce<R: Reducer<T>>(
-        &self,
-        op: &'static str,
-        dims: &[usize],
-        keepdim: bool,
-        r: &R,
-        needs_elements: bool,
-    ) -> Result<Tensor<R::Out>> {
-        let plan = ReducePlan::new(op, &self.layout, dims, keepdim)?;
-        if needs_elements && plan.count == 0 && element_count(plan.out_layout.shape()) > 0 {
-            return Err(Error::EmptyReduction {
-                op,
-                dims: dims.to_vec(),
-                shape: self.shape().to_vec(),
-            });
-        }
-        let storage = reduce(&self.storage, &self.layout, &plan, r)?;
-        Ok(Tensor::from_parts(Arc::new(storage), plan.out_layout))
-    }
-
     /// Runs reducer `r` over `dim` (see [`Tensor::stat_dims`]).
     fn stat_dim<R: Reducer<T>>(
         &self,
@@ -170,13 +147,13 @@ impl<T: Element> Tensor<T> {
         needs_elements: bool,
     ) -> Result<Tensor<R::Out>> {
         let dims = self.stat_dims(op, dim)?;
-        self.stat_reduce(op, &dims, keepdim, r, needs_elements)
+        self.reduce_with(op, &dims, keepdim, r, needs_elements)
     }
 
     /// Runs reducer `r` over every element and returns the single result.
     fn stat_all<R: Reducer<T>>(&self, op: &'static str, r: &R, needs: bool) -> Result<R::Out> {
         let dims: Vec<usize> = (0..self.ndim()).collect();
-        self.stat_reduce(op, &dims, false, r, needs)?.get(&[])
+        self.reduce_with(op, &dims, false, r, needs)?.get(&[])
     }
 
     /// Whether any element along `dim` is non-zero, as a `u8` tensor of 0s and 1s (0 over
@@ -369,7 +346,7 @@ impl<T: Numeric> Tensor<T> {
         r: &R,
     ) -> Result<(Tensor<T>, Tensor<i64>)> {
         let dims = self.stat_dims(op, dim)?;
-        let indices = self.stat_reduce(op, &dims, true, r, true)?;
+        let indices = self.reduce_with(op, &dims, true, r, true)?;
         // Element `k` of the keepdim result is input element `k` with `dim` set to its index.
         let mut strides = self.strides().to_vec();
         let step = match dims.first() {
