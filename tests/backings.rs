@@ -93,3 +93,32 @@ fn writes_into_foreign_bytes_without_copy_on_write_are_refused() {
     src.copy_into(&mut a).unwrap();
     assert_eq!(a.to_vec(), vec![0.0; 4]);
 }
+
+#[test]
+fn to_aligned_copies_foreign_bytes_even_when_they_happen_to_be_aligned() {
+    // Place four f32 at a 64-byte aligned address inside the owner's bytes.
+    let values = [1.0f32, 2.0, 3.0, 4.0];
+    let mut bytes = vec![0u8; 64 + 16];
+    let skip = bytes.as_ptr().align_offset(64);
+    for (i, x) in values.iter().enumerate() {
+        bytes[skip + 4 * i..skip + 4 * i + 4].copy_from_slice(&x.to_ne_bytes());
+    }
+    let owner = Arc::new(bytes);
+    let storage = Storage::<f32>::from_byte_owner(owner.clone(), skip, 4).unwrap();
+    assert!(storage.is_aligned() && !storage.is_writable());
+    let dst = Tensor::from_storage(storage, stridex::Layout::contiguous(&[2, 2]).unwrap()).unwrap();
+    let (a, report) = audit::record(|| dst.to_aligned());
+    let mut a = a.unwrap();
+    assert_eq!(
+        report.count(),
+        1,
+        "foreign bytes are copied, aligned or not"
+    );
+    assert!(!a.shares_storage(&dst) && a.data_ptr() as usize % 64 == 0);
+    Tensor::<f32>::zeros(&[2, 2])
+        .unwrap()
+        .copy_into(&mut a)
+        .unwrap();
+    assert_eq!(a.to_vec(), vec![0.0; 4]);
+    assert_eq!(dst.to_vec(), values, "the owner's bytes never change");
+}

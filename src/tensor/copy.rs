@@ -53,8 +53,9 @@ impl<T: Element> Tensor<T> {
         self.copy_to_fresh(Layout::contiguous(self.shape())?, CopyReason::Contiguous)
     }
 
-    /// This tensor in fresh or existing 64-byte aligned, row-major storage: the tensor itself
-    /// (no copy) if it is contiguous and its first element is 64-byte aligned, otherwise one
+    /// This tensor in fresh or existing 64-byte aligned, writable, row-major storage: the tensor
+    /// itself (no copy) if it is contiguous, its first element is 64-byte aligned and its storage
+    /// is writable (not foreign bytes such as a loaded file), otherwise one
     /// copy (reported to the audit as a `contiguous` copy). For tensors on an adopted `Vec` or
     /// on foreign bytes ([`Tensor::from_vec`], memory-mapped files), whose alignment is the
     /// allocator's or the file's; the result can also be written without copy-on-write when
@@ -75,7 +76,10 @@ impl<T: Element> Tensor<T> {
     /// ```
     #[track_caller]
     pub fn to_aligned(&self) -> Result<Tensor<T>> {
-        if self.is_contiguous() && self.data_ptr() as usize % Storage::<T>::ALIGN == 0 {
+        if self.is_contiguous()
+            && self.data_ptr() as usize % Storage::<T>::ALIGN == 0
+            && self.storage.is_writable()
+        {
             return Ok(self.clone());
         }
         self.copy_to_fresh(Layout::contiguous(self.shape())?, CopyReason::Contiguous)
