@@ -52,7 +52,10 @@
 //! All memory comes from one function, `allocate`. Buffers of at least 2 MiB are aligned to
 //! 2 MiB, rounded up to whole 2 MiB pages and, on Linux, advised for transparent huge pages
 //! (`madvise(MADV_HUGEPAGE)`): a fresh 64 MiB buffer then costs 32 page faults instead of
-//! 16384, which is most of the time of a fresh copy. Smaller buffers are 64-byte aligned.
+//! 16384, which is most of the time of a fresh copy. Smaller buffers are 64-byte aligned: they
+//! are plain (16-byte aligned) allocations 64 bytes longer than asked, handed out from their
+//! first 64-byte boundary past the word that records the distance back to their start, since
+//! asking the system allocator for 64-byte alignment costs several times a plain allocation.
 //!
 //! Freed large buffers go to a small cache (256 MiB by default, see
 //! [`set_buffer_cache_limit`]) and the next allocation of the same size reuses them, so a loop
@@ -73,11 +76,23 @@ use crate::error::{Error, Result};
 /// Size and alignment from which buffers are placed on 2 MiB (huge page) boundaries.
 pub(crate) const HUGE_PAGE: usize = 2 << 20;
 
-/// The allocation layout for a buffer of `bytes > 0` bytes, or `None` if it overflows.
-fn alloc_layout(bytes: usize) -> Option<AllocLayout> {
-    let align = if bytes >= HUGE_PAGE { HUGE_PAGE } else { 64 };
-    let size = bytes.checked_next_multiple_of(align)?;
-    AllocLayout::from_size_align(size, align).ok()
+/// The allocation layout for a large buffer (`bytes >= HUGE_PAGE`): whole huge pages, 2 MiB
+/// aligned; `None` if it overflows.
+fn huge_layout(bytes: usize) -> Option<AllocLayout> {
+    let size = bytes.checked_next_multiple_of(HUGE_PAGE)?;
+    AllocLayout::from_size_align(size, HUGE_PAGE).ok()
+}
+
+/// Bytes allocated in front of a small buffer: room to move its start up to a 64-byte
+/// boundary and to record, in the word just before that start, how far it moved.
+const SMALL_PAD: usize = 64;
+
+/// The allocation layout for a small buffer (`0 < bytes < HUGE_PAGE`): the bytes plus
+/// [`SMALL_PAD`], at the allocator's ordinary 16-byte alignment. Asking the allocator for
+/// 64-byte alignment instead costs several times a plain allocation (glibc's `memalign` splits
+/// and consolidates chunks), which dominated the cost of small tensor ops.
+fn small_layout(bytes: usize) -> Option<AllocLayout> {
+    AllocLayout::from_size_align(bytes.checked_add(SMALL_PAD)?, 16).ok()
 }
 
 /// The one place stridex allocates element memory. Returns uninitialized memory of at least
@@ -86,25 +101,66 @@ fn allocate(bytes: usize) -> Result<NonNull<u8>> {
     if bytes == 0 {
         return Ok(dangling());
     }
-    let layout = alloc_layout(bytes).ok_or(Error::Alloc { bytes })?;
-    if layout.align() == HUGE_PAGE {
-        if let Some(ptr) = cache().take(layout.size()) {
-            return Ok(ptr.0);
-        }
+    if bytes < HUGE_PAGE {
+        return allocate_small(bytes);
+    }
+    let layout = huge_layout(bytes).ok_or(Error::Alloc { bytes })?;
+    if let Some(ptr) = cache().take(layout.size()) {
+        return Ok(ptr.0);
     }
     // SAFETY: `layout` has non-zero size (bytes > 0), as `alloc` requires.
     let ptr = NonNull::new(unsafe { std::alloc::alloc(layout) }).ok_or(Error::Alloc { bytes })?;
     // Not under Miri, which cannot call madvise (the advice changes no contents).
     #[cfg(all(target_os = "linux", not(miri)))]
-    if layout.align() == HUGE_PAGE {
-        // SAFETY: the range is the allocation just made, page aligned (2 MiB) and of its full
-        // size. madvise only changes how the kernel backs the pages, never their contents; its
-        // failure (THP disabled or unsupported) is harmless, so the result is ignored.
-        unsafe {
-            libc::madvise(ptr.as_ptr().cast(), layout.size(), libc::MADV_HUGEPAGE);
-        }
+    // SAFETY: the range is the allocation just made, page aligned (2 MiB) and of its full
+    // size. madvise only changes how the kernel backs the pages, never their contents; its
+    // failure (THP disabled or unsupported) is harmless, so the result is ignored.
+    unsafe {
+        libc::madvise(ptr.as_ptr().cast(), layout.size(), libc::MADV_HUGEPAGE);
     }
     Ok(ptr)
+}
+
+/// [`allocate`] for `0 < bytes < HUGE_PAGE`: a plain allocation of `bytes + SMALL_PAD`,
+/// returned from its first 64-byte boundary at least 16 bytes in; the word before the
+/// returned pointer records that distance for [`deallocate_small`].
+fn allocate_small(bytes: usize) -> Result<NonNull<u8>> {
+    let layout = small_layout(bytes).ok_or(Error::Alloc { bytes })?;
+    // SAFETY: `layout` has non-zero size (at least SMALL_PAD), as `alloc` requires.
+    let base = NonNull::new(unsafe { std::alloc::alloc(layout) }).ok_or(Error::Alloc { bytes })?;
+    // `base` is 16-byte aligned (the layout's alignment), so the distance to the next 64-byte
+    // boundary is 0, 16, 32 or 48; a distance of 0 moves a whole SMALL_PAD instead, leaving
+    // room for the recorded word. So `shift` is 16, 32, 48 or 64.
+    let shift = match base.as_ptr().align_offset(64) {
+        0 => SMALL_PAD,
+        d => d,
+    };
+    debug_assert!((16..=SMALL_PAD).contains(&shift) && shift % 16 == 0);
+    // SAFETY: `shift <= SMALL_PAD`, so `base + shift` and the `bytes` after it lie inside the
+    // allocation of `bytes + SMALL_PAD` bytes. The word before it starts at `base + shift - 8
+    // >= base + 8`, inside the allocation too, and is 8-byte aligned (the pointer is 64-byte
+    // aligned), so writing a `usize` there is sound; nothing else uses those bytes.
+    unsafe {
+        let ptr = base.add(shift);
+        ptr.sub(8).cast::<usize>().write(shift);
+        Ok(ptr)
+    }
+}
+
+/// Frees memory from [`allocate_small`].
+///
+/// # Safety
+/// `ptr` must come from `allocate_small(bytes)` with the same `bytes`, and not be freed before.
+unsafe fn deallocate_small(ptr: NonNull<u8>, bytes: usize) {
+    let layout = small_layout(bytes).expect("the same layout was valid at allocation");
+    // SAFETY: by the contract, `allocate_small` wrote the shift into the word before `ptr`
+    // (inside the allocation, aligned) and nothing has written there since (it is outside the
+    // `bytes` handed out). `ptr - shift` is then the allocation's start, allocated with
+    // exactly `layout` (a pure function of `bytes`), and freed once.
+    unsafe {
+        let shift = ptr.sub(8).cast::<usize>().read();
+        std::alloc::dealloc(ptr.sub(shift).as_ptr(), layout);
+    }
 }
 
 /// A freed large buffer, owned by the cache.
@@ -220,15 +276,15 @@ unsafe fn deallocate(ptr: NonNull<u8>, bytes: usize) {
     if bytes == 0 {
         return;
     }
-    let layout = alloc_layout(bytes).expect("the same layout was valid at allocation");
-    if layout.align() == HUGE_PAGE {
-        let evicted = cache().put(layout.size(), CachedBuffer(ptr));
-        free_evicted(evicted);
+    if bytes < HUGE_PAGE {
+        // SAFETY: by the caller's contract, `allocate(bytes)` for `bytes < HUGE_PAGE` is
+        // `allocate_small(bytes)`, and this is the one free.
+        unsafe { deallocate_small(ptr, bytes) };
         return;
     }
-    // SAFETY: by the caller's contract `ptr` was allocated with exactly this layout (the layout
-    // is a pure function of `bytes`) and is freed once.
-    unsafe { std::alloc::dealloc(ptr.as_ptr(), layout) }
+    let layout = huge_layout(bytes).expect("the same layout was valid at allocation");
+    let evicted = cache().put(layout.size(), CachedBuffer(ptr));
+    free_evicted(evicted);
 }
 
 fn bytes_for<T>(len: usize) -> Result<usize> {
