@@ -35,6 +35,16 @@ impl<T: Copy + Default> Dims<T> {
         }
     }
 
+    /// `len` entries, each `T::default()`.
+    #[inline]
+    pub(crate) fn zeroed(len: usize) -> Dims<T> {
+        Dims {
+            len,
+            buf: [T::default(); INLINE],
+            spill: (len > INLINE).then(|| vec![T::default(); len].into_boxed_slice()),
+        }
+    }
+
     /// Whether the entries live on the heap.
     #[cfg(test)]
     fn spilled(&self) -> bool {
@@ -88,6 +98,7 @@ impl<'a, T: Copy + Default> IntoIterator for &'a Dims<T> {
 impl<T: Copy + Default> Deref for Dims<T> {
     type Target = [T];
 
+    #[inline]
     fn deref(&self) -> &[T] {
         match &self.spill {
             None => &self.buf[..self.len],
@@ -97,6 +108,7 @@ impl<T: Copy + Default> Deref for Dims<T> {
 }
 
 impl<T: Copy + Default> DerefMut for Dims<T> {
+    #[inline]
     fn deref_mut(&mut self) -> &mut [T] {
         match &mut self.spill {
             None => &mut self.buf[..self.len],
@@ -178,6 +190,9 @@ mod tests {
             assert_eq!((&a[..], &b[..], &c[..]), (&v[..], &v[..], &v[..]));
             assert_eq!(a, c);
             assert_eq!(a.spilled(), n > INLINE);
+            let z = Dims::<isize>::zeroed(n);
+            assert_eq!((z.len(), z.spilled()), (n, n > INLINE));
+            assert!(z.iter().all(|&x| x == 0));
             let mut d: Dims<isize> = std::iter::repeat_n(7, n).collect();
             d.push(1);
             assert_eq!(d.len(), n + 1);

@@ -58,7 +58,7 @@ pub use format::MemoryFormat;
 pub use infer::infer_shape;
 
 use crate::error::{Error, Result};
-use dims::Dims;
+pub(crate) use dims::Dims;
 
 /// Shape, strides and offset of a strided view; see the [module docs](self) for its invariants.
 ///
@@ -187,6 +187,7 @@ impl Layout {
     /// same element count and addresses the same offsets, so every invariant carries over
     /// unchecked (a debug build checks anyway): the fast path of `transpose`, `permute`,
     /// `squeeze` and `unsqueeze`.
+    #[inline]
     pub(crate) fn rearranged(&self, shape: Dims<usize>, strides: Dims<isize>) -> Layout {
         debug_assert!(
             {
@@ -210,6 +211,19 @@ impl Layout {
         }
     }
 
+    /// Debug check behind the unchecked fast paths of narrowing view ops: `sub` satisfies
+    /// every invariant and addresses only offsets inside this layout's range (or none).
+    #[cfg(debug_assertions)]
+    pub(crate) fn check_subset(&self, sub: &Layout) {
+        let checked = Layout::checked("subset", sub.shape.clone(), sub.strides.clone(), sub.offset);
+        let inside = checked.is_ok_and(|l| match (l.offset_range(), self.offset_range()) {
+            (Some((lo, hi)), Some((slo, shi))) => slo <= lo && hi <= shi,
+            (None, _) => true,
+            (Some(_), None) => false,
+        });
+        assert!(inside, "{sub:?} is not a valid subset of {self:?}");
+    }
+
     /// A row-major (C order) layout with offset 0.
     ///
     /// # Errors
@@ -230,7 +244,7 @@ impl Layout {
         };
         checked_numel(shape).ok_or_else(overflow)?;
         // Row-major strides, built in place (sizes of 0 count as 1, as in row_major_strides).
-        let mut strides: Dims<isize> = std::iter::repeat_n(0, shape.len()).collect();
+        let mut strides = Dims::<isize>::zeroed(shape.len());
         let mut acc: isize = 1;
         for (s, &d) in strides.iter_mut().zip(shape).rev() {
             *s = acc;
@@ -256,6 +270,7 @@ impl Layout {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[inline]
     pub fn shape(&self) -> &[usize] {
         &self.shape
     }
@@ -267,6 +282,7 @@ impl Layout {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[inline]
     pub fn strides(&self) -> &[isize] {
         &self.strides
     }
@@ -279,6 +295,7 @@ impl Layout {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[inline]
     pub fn offset(&self) -> usize {
         self.offset
     }
@@ -290,6 +307,7 @@ impl Layout {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[inline]
     pub fn ndim(&self) -> usize {
         self.shape.len()
     }
@@ -302,6 +320,7 @@ impl Layout {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[inline]
     pub fn numel(&self) -> usize {
         // Invariant 2: the product fits, once a size-0 dim has been ruled out (the other
         // sizes of an empty layout may multiply past usize).
@@ -324,6 +343,7 @@ impl Layout {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[inline]
     pub fn is_contiguous(&self) -> bool {
         if self.numel() == 0 {
             return true;
@@ -448,12 +468,23 @@ impl Layout {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[inline]
     pub fn offset_range(&self) -> Option<(usize, usize)> {
         if self.numel() == 0 {
             return None;
         }
-        // Invariant 3: the extent was checked at construction, so this is never `None`.
-        let (lo, hi) = extent_i128(&self.shape, &self.strides, self.offset)?;
+        // Invariant 3: the extent was checked at construction, so every partial sum below lies
+        // between the lowest and highest addressed offsets, in `0..=isize::MAX`: each span
+        // `(d - 1) * stride` is at most their difference, and no `isize` operation overflows.
+        let (mut lo, mut hi) = (self.offset as isize, self.offset as isize);
+        for (&d, &s) in self.shape.iter().zip(self.strides.iter()) {
+            let span = (d as isize - 1) * s;
+            if span < 0 {
+                lo += span;
+            } else {
+                hi += span;
+            }
+        }
         Some((lo as usize, hi as usize))
     }
 
@@ -466,6 +497,7 @@ impl Layout {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[inline]
     pub fn fits_in(&self, storage_len: usize) -> bool {
         self.offset_range().is_none_or(|(_, hi)| hi < storage_len)
     }
@@ -483,6 +515,7 @@ impl Layout {
     }
 
     /// Checks `dim < ndim` for an operation.
+    #[inline]
     pub(crate) fn check_dim(&self, op: &'static str, dim: usize) -> Result<()> {
         if dim < self.ndim() {
             Ok(())

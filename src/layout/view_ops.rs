@@ -28,13 +28,24 @@ impl Layout {
     /// assert_eq!((l.shape(), l.strides()), (&[4, 3, 2][..], &[1, 4, 12][..]));
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[inline]
     pub fn transpose(&self, d0: usize, d1: usize) -> Result<Layout> {
+        let mut l = self.clone();
+        l.transpose_in_place(d0, d1)?;
+        Ok(l)
+    }
+
+    /// [`Layout::transpose`] applied to this layout itself (unchanged on error). The view ops
+    /// of `Tensor` edit a clone in place like this, so the result is built where it is
+    /// returned instead of being assembled and moved.
+    #[inline]
+    pub(crate) fn transpose_in_place(&mut self, d0: usize, d1: usize) -> Result<()> {
         self.check_dim("transpose", d0)?;
         self.check_dim("transpose", d1)?;
-        let (mut shape, mut strides) = (self.shape.clone(), self.strides.clone());
-        shape.swap(d0, d1);
-        strides.swap(d0, d1);
-        Ok(self.rearranged(shape, strides))
+        // Swapping two dims addresses the same offsets: every invariant carries over.
+        self.shape.swap(d0, d1);
+        self.strides.swap(d0, d1);
+        Ok(())
     }
 
     /// Matrix transpose: swaps the two dims of a 2-dim layout; 0- and 1-dim layouts are returned
@@ -49,10 +60,20 @@ impl Layout {
     /// assert!(stridex::Layout::contiguous(&[2, 3, 4])?.t().is_err());
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[inline]
     pub fn t(&self) -> Result<Layout> {
+        let mut l = self.clone();
+        l.t_in_place()?;
+        Ok(l)
+    }
+
+    /// [`Layout::t`] applied to this layout itself (unchanged on error), as
+    /// [`Layout::transpose_in_place`].
+    #[inline]
+    pub(crate) fn t_in_place(&mut self) -> Result<()> {
         match self.ndim() {
-            0 | 1 => Ok(self.clone()),
-            2 => self.transpose(0, 1),
+            0 | 1 => Ok(()),
+            2 => self.transpose_in_place(0, 1),
             n => Err(Error::RankMismatch {
                 op: "t",
                 what: "dims (at most)",
@@ -101,7 +122,17 @@ impl Layout {
     /// assert_eq!((l.shape(), l.strides(), l.offset()), (&[4, 3][..], &[5, 1][..], 1));
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[inline]
     pub fn narrow(&self, dim: usize, start: usize, len: usize) -> Result<Layout> {
+        let mut l = self.clone();
+        l.narrow_in_place(dim, start, len)?;
+        Ok(l)
+    }
+
+    /// [`Layout::narrow`] applied to this layout itself (unchanged on error), as
+    /// [`Layout::transpose_in_place`].
+    #[inline]
+    pub(crate) fn narrow_in_place(&mut self, dim: usize, start: usize, len: usize) -> Result<()> {
         self.check_dim("narrow", dim)?;
         let size = self.shape[dim];
         if start.checked_add(len).is_none_or(|end| end > size) {
@@ -113,15 +144,17 @@ impl Layout {
                 size,
             });
         }
-        let mut shape = self.shape.clone();
-        shape[dim] = len;
-        let empty = shape.contains(&0);
-        let offset = shifted(
-            self.offset,
-            start as i128 * self.strides[dim] as i128,
-            empty,
-        );
-        Layout::checked("narrow", shape, self.strides.clone(), offset)
+        #[cfg(debug_assertions)]
+        let before = self.clone();
+        let delta = start as i128 * self.strides[dim] as i128;
+        self.shape[dim] = len;
+        let empty = len == 0 || self.shape.contains(&0);
+        self.offset = shifted(self.offset, delta, empty);
+        // A narrowed layout addresses a subset of the offsets it addressed before (or none),
+        // so it keeps every invariant without re-checking them; a debug build checks.
+        #[cfg(debug_assertions)]
+        before.check_subset(self);
+        Ok(())
     }
 
     /// NumPy-style slice `start:end:step` of `dim`.

@@ -14,6 +14,18 @@ impl<T: Element> Tensor<T> {
         Ok(Tensor::from_parts(self.storage.clone(), layout))
     }
 
+    /// A clone of this tensor whose layout `edit` changes in place by a view op (one that
+    /// addresses a subset of the offsets, so the result fits the storage too). Building the
+    /// result where it is returned, instead of assembling a layout and moving it in, is what
+    /// keeps a view op at a few dozen nanoseconds.
+    #[inline]
+    fn derive_in_place(&self, edit: impl FnOnce(&mut Layout) -> Result<()>) -> Result<Tensor<T>> {
+        let mut t = self.clone();
+        edit(&mut t.layout)?;
+        debug_assert!(t.layout.fits_in(t.storage.len()));
+        Ok(t)
+    }
+
     /// A readable description of the layout ([`Layout::explain`]) plus the storage it views.
     ///
     /// ```
@@ -87,7 +99,7 @@ impl<T: Element> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn transpose(&self, d0: usize, d1: usize) -> Result<Tensor<T>> {
-        self.derive(self.layout.transpose(d0, d1)?)
+        self.derive_in_place(|l| l.transpose_in_place(d0, d1))
     }
 
     /// Matrix transpose of a 2-dim tensor ([`Layout::t`]).
@@ -101,7 +113,7 @@ impl<T: Element> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn t(&self) -> Result<Tensor<T>> {
-        self.derive(self.layout.t()?)
+        self.derive_in_place(Layout::t_in_place)
     }
 
     /// Reorders the dims ([`Layout::permute`]).
@@ -129,7 +141,7 @@ impl<T: Element> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn narrow(&self, dim: usize, start: usize, len: usize) -> Result<Tensor<T>> {
-        self.derive(self.layout.narrow(dim, start, len)?)
+        self.derive_in_place(|l| l.narrow_in_place(dim, start, len))
     }
 
     /// NumPy slice `start:end:step` of `dim` ([`Layout::slice`]).
