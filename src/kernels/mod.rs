@@ -20,6 +20,7 @@ pub(crate) mod inplace;
 pub(crate) mod moments;
 pub(crate) mod parallel;
 pub(crate) mod reduce;
+pub(crate) mod reduce_small;
 pub(crate) mod reducers;
 pub(crate) mod scan;
 pub(crate) mod softmax;

@@ -95,20 +95,20 @@ pub(crate) fn reduce<T: Element, R: Reducer<T>>(
 }
 
 /// The reduced loops of a plan in the inner kernel: outer reduced dims plus the run dim.
-struct Reduced {
+pub(super) struct Reduced {
     /// Sizes of the reduced loops except the innermost.
-    shape: Vec<usize>,
+    pub(super) shape: Vec<usize>,
     /// Their `[input, index]` strides.
-    strides: Vec<[isize; 2]>,
+    pub(super) strides: Vec<[isize; 2]>,
     /// Length, input stride and index stride of the innermost (run) loop.
-    run: (usize, isize, isize),
+    pub(super) run: (usize, isize, isize),
     /// Number of reduced elements per output element.
-    len: usize,
+    pub(super) len: usize,
 }
 
 /// Output elements the inner kernel reduces side by side (their inputs are read as that many
 /// concurrent streams, which keeps more memory requests in flight than one stream does).
-const GROUP: usize = 4;
+pub(super) const GROUP: usize = 4;
 
 /// The inner kernel; see the [module docs](self).
 ///
@@ -193,7 +193,7 @@ unsafe fn inner<T: Element, R: Reducer<T>>(
 ///
 /// # Safety
 /// Every element of `space` from each base is in bounds and initialized.
-unsafe fn tree<T: Element, R: Reducer<T>, const M: usize>(
+pub(super) unsafe fn tree<T: Element, R: Reducer<T>, const M: usize>(
     r: &R,
     space: &Reduced,
     bases: [*const T; M],
@@ -311,12 +311,13 @@ unsafe fn fold_runs<T: Element, R: Reducer<T>, const M: usize>(
 }
 
 /// The reduced loops of a plan in the outer kernel: each index is one input row.
-struct Rows {
-    shape: Vec<usize>,
+pub(super) struct Rows<'a> {
+    /// Sizes of the reduced loops.
+    pub(super) shape: &'a [usize],
     /// `[input, index]` strides.
-    strides: Vec<[isize; 2]>,
+    pub(super) strides: &'a [[isize; 2]],
     /// Input stride along a row (the innermost, kept loop).
-    stride: isize,
+    pub(super) stride: isize,
 }
 
 /// The outer kernel; see the [module docs](self).
@@ -333,12 +334,14 @@ unsafe fn outer<T: Element, R: Reducer<T>>(
     let w_dim = nd - 1;
     let width = plan.shape[w_dim];
     let (reduced, kept): (Vec<usize>, Vec<usize>) = (0..w_dim).partition(|&d| plan.is_reduced(d));
+    let rows_shape: Vec<usize> = reduced.iter().map(|&d| plan.shape[d]).collect();
+    let rows_strides: Vec<[isize; 2]> = reduced
+        .iter()
+        .map(|&d| [plan.input[d], plan.index[d]])
+        .collect();
     let rows = Rows {
-        shape: reduced.iter().map(|&d| plan.shape[d]).collect(),
-        strides: reduced
-            .iter()
-            .map(|&d| [plan.input[d], plan.index[d]])
-            .collect(),
+        shape: &rows_shape,
+        strides: &rows_strides,
         stride: plan.input[w_dim],
     };
     let n_rows: usize = rows.shape.iter().product();
@@ -394,7 +397,7 @@ unsafe fn outer<T: Element, R: Reducer<T>>(
 /// # Safety
 /// `acc.len()` columns of every row of `rows` from `base` are in bounds and initialized.
 #[allow(clippy::too_many_arguments)]
-unsafe fn row_tree<T: Element, R: Reducer<T>>(
+pub(super) unsafe fn row_tree<T: Element, R: Reducer<T>>(
     r: &R,
     rows: &Rows,
     base: *const T,
@@ -408,10 +411,10 @@ unsafe fn row_tree<T: Element, R: Reducer<T>>(
         // The leaf's row offsets and positions, then the rows folded four at a time: four
         // input streams at once, and one load and store of `acc` per four rows.
         let mut rows_at = [(0isize, 0usize); LEAF_ROWS];
-        let (mut index, mut off) = unravel_offsets(lo, &rows.shape, &rows.strides);
+        let (mut index, mut off) = unravel_offsets(lo, rows.shape, rows.strides);
         for slot in rows_at.iter_mut().take(hi - lo) {
             *slot = (off[0], off[1] as usize);
-            advance_offsets(&mut index, &rows.shape, &rows.strides, &mut off);
+            advance_offsets(&mut index, rows.shape, rows.strides, &mut off);
         }
         acc.fill(r.identity());
         let mut quads = rows_at[..hi - lo].chunks_exact(4);

@@ -1,7 +1,10 @@
 //! From a flat row-major position in a loop nest to a multi-index and operand offsets.
 
+use crate::layout::Dims;
+
 /// The multi-index of row-major position `flat` in `shape` and, for each of `N` operands, the
-/// offset `Σ index[d] * strides[d][k]`.
+/// offset `Σ index[d] * strides[d][k]`. The index is inline up to rank 4, so a call
+/// allocates nothing for common ranks.
 ///
 /// `flat` must be below the product of `shape` (or 0 for an empty `shape`); the offsets are
 /// then addressed offsets relative to the operands' first elements, so no sum overflows for
@@ -10,8 +13,8 @@ pub(crate) fn unravel_offsets<const N: usize>(
     flat: usize,
     shape: &[usize],
     strides: &[[isize; N]],
-) -> (Vec<usize>, [isize; N]) {
-    let mut index = vec![0usize; shape.len()];
+) -> (Dims<usize>, [isize; N]) {
+    let mut index = Dims::zeroed(shape.len());
     let mut offsets = [0isize; N];
     let mut rest = flat;
     for d in (0..shape.len()).rev() {
@@ -58,10 +61,14 @@ mod tests {
     #[test]
     fn unravels_row_major_positions() {
         let (index, off) = unravel_offsets(7, &[2, 3, 2], &[[6, 1], [2, 10], [1, 100]]);
-        assert_eq!(index, vec![1, 0, 1]);
+        // Rank 6 spills the index to the heap and reads the same.
+        let shape6 = [2, 1, 3, 1, 2, 2];
+        let (i6, o6) = unravel_offsets(23, &shape6, &[[1]; 6]);
+        assert_eq!((&i6[..], o6), (&[1, 0, 2, 0, 1, 1][..], [5]));
+        assert_eq!(index[..], [1, 0, 1]);
         assert_eq!(off, [7, 101]);
         let (index, off) = unravel_offsets(0, &[], &[] as &[[isize; 1]]);
-        assert_eq!((index, off), (vec![], [0]));
+        assert_eq!((&index[..], off), (&[][..], [0]));
     }
 
     #[test]
@@ -76,6 +83,6 @@ mod tests {
             );
         }
         advance_offsets(&mut index, &shape, &strides, &mut off);
-        assert_eq!((index, off), (vec![0, 0, 0], [0, 0]));
+        assert_eq!((&index[..], off), (&[0, 0, 0][..], [0, 0]));
     }
 }

@@ -21,6 +21,7 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::iter::{element_count, ReducePlan};
 use crate::kernels::reduce::reduce;
+use crate::kernels::reduce_small::reduce_dim_small;
 use crate::kernels::reducers::{ArgExtreme, Extreme, Mean, Prod, Reducer, Sum};
 use crate::scalar::Numeric;
 
@@ -36,6 +37,13 @@ impl<T: Element> Tensor<T> {
         r: &R,
         needs_elements: bool,
     ) -> Result<Tensor<R::Out>> {
+        if let [dim] = *dims {
+            // Small row-major inputs skip the plan (same results; kernels::reduce_small).
+            if let Some(done) = reduce_dim_small(&self.storage, &self.layout, dim, keepdim, r) {
+                let (storage, layout) = done?;
+                return Ok(Tensor::from_parts(Arc::new(storage), layout));
+            }
+        }
         let plan = ReducePlan::new(op, &self.layout, dims, keepdim)?;
         if needs_elements && plan.count == 0 && element_count(plan.out_layout.shape()) > 0 {
             return Err(Error::EmptyReduction {
