@@ -22,6 +22,7 @@ use crate::iter::{element_count, Plan};
 use crate::layout::Layout;
 use crate::storage::Storage;
 
+use super::dispatch::with_avx2;
 use super::parallel::{for_each_chunk, threads_for, SharedPtr};
 use super::transpose::Word;
 use super::unravel::{advance_offsets, unravel_offsets};
@@ -417,9 +418,11 @@ where
 {
     if let Some(x) = row_major_run(&a) {
         let fill = |slots: &mut [MaybeUninit<O>]| {
-            for (o, &v) in slots.iter_mut().zip(x) {
-                o.write(f(v));
-            }
+            with_avx2(|| {
+                for (o, &v) in slots.iter_mut().zip(x) {
+                    o.write(f(v));
+                }
+            })
         };
         if let Some(done) = small_dense(a.layout.shape(), x.len(), fill) {
             return done;
@@ -466,9 +469,11 @@ where
     if a.layout.shape() == b.layout.shape() {
         if let (Some(x), Some(y)) = (row_major_run(&a), row_major_run(&b)) {
             let fill = |slots: &mut [MaybeUninit<O>]| {
-                for ((o, &u), &v) in slots.iter_mut().zip(x).zip(y) {
-                    o.write(f(u, v));
-                }
+                with_avx2(|| {
+                    for ((o, &u), &v) in slots.iter_mut().zip(x).zip(y) {
+                        o.write(f(u, v));
+                    }
+                })
             };
             if let Some(done) = small_dense(a.layout.shape(), x.len(), fill) {
                 return done;
@@ -551,9 +556,11 @@ impl<A: Element, O: Element, F: Fn(A) -> O + Sync> Runs<2> for Map1<A, O, F> {
             if s == [1, 1] {
                 let out = std::slice::from_raw_parts_mut(o.cast::<MaybeUninit<O>>(), len);
                 let a = std::slice::from_raw_parts(a, len);
-                for (o, &x) in out.iter_mut().zip(a) {
-                    o.write((self.f)(x));
-                }
+                with_avx2(|| {
+                    for (o, &x) in out.iter_mut().zip(a) {
+                        o.write((self.f)(x));
+                    }
+                });
             } else {
                 for i in 0..len as isize {
                     o.offset(i * s[0])
@@ -585,25 +592,31 @@ impl<A: Element, B: Element, O: Element, F: Fn(A, B) -> O + Sync> Runs<3> for Ma
                     let out = std::slice::from_raw_parts_mut(o.cast::<MaybeUninit<O>>(), len);
                     let a = std::slice::from_raw_parts(a, len);
                     let b = std::slice::from_raw_parts(b, len);
-                    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
-                        o.write(f(x, y));
-                    }
+                    with_avx2(|| {
+                        for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+                            o.write(f(x, y));
+                        }
+                    });
                 }
                 [1, 1, 0] => {
                     let out = std::slice::from_raw_parts_mut(o.cast::<MaybeUninit<O>>(), len);
                     let a = std::slice::from_raw_parts(a, len);
                     let y = b.read();
-                    for (o, &x) in out.iter_mut().zip(a) {
-                        o.write(f(x, y));
-                    }
+                    with_avx2(|| {
+                        for (o, &x) in out.iter_mut().zip(a) {
+                            o.write(f(x, y));
+                        }
+                    });
                 }
                 [1, 0, 1] => {
                     let out = std::slice::from_raw_parts_mut(o.cast::<MaybeUninit<O>>(), len);
                     let x = a.read();
                     let b = std::slice::from_raw_parts(b, len);
-                    for (o, &y) in out.iter_mut().zip(b) {
-                        o.write(f(x, y));
-                    }
+                    with_avx2(|| {
+                        for (o, &y) in out.iter_mut().zip(b) {
+                            o.write(f(x, y));
+                        }
+                    });
                 }
                 _ => {
                     for i in 0..len as isize {

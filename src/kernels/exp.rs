@@ -32,17 +32,7 @@ const MAX_ARG: f32 = 88.722_84;
 /// Below this, `e^x` rounds to 0 (under half the smallest subnormal, `2^-150`).
 const MIN_ARG: f32 = -104.0;
 
-/// Whether this CPU has AVX2 and FMA, so kernels may call their `#[target_feature(enable =
-/// "avx2,fma")]` variants (detected once by the standard library, then a load).
-#[inline]
-pub(crate) fn has_avx2_fma() -> bool {
-    // Under Miri the portable paths run (the interpreter checks scalar code, not AVX2).
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    return std::arch::is_x86_feature_detected!("avx2")
-        && std::arch::is_x86_feature_detected!("fma");
-    #[allow(unreachable_code)]
-    false
-}
+pub(crate) use super::dispatch::has_avx2_fma;
 
 /// `a * b + c`, fused when `FMA`.
 #[inline(always)]

@@ -9,10 +9,12 @@
 //! - [`exp`]: a vectorisable `e^x`; [`softmax`]: softmax / log-softmax / logsumexp along a dim;
 //!   [`moments`]: variance along a dim; [`scan`]: cumulative sums and products.
 //! - [`gather`]: index-driven reads and writes (`index_select`, `gather`, `scatter`, masks).
+//! - [`dispatch`]: running a loop compiled for AVX2 where the CPU has it.
 //! - [`parallel`]: splitting work across rayon threads; [`unravel`]: flat position to offsets.
 
 pub(crate) mod assemble;
 pub(crate) mod copy;
+pub(crate) mod dispatch;
 pub(crate) mod elementwise;
 pub(crate) mod exp;
 pub(crate) mod gather;

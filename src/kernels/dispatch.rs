@@ -1,0 +1,58 @@
+//! Run-time CPU dispatch: running a portable loop compiled for the wider vector unit the CPU
+//! turns out to have.
+//!
+//! The crate is built for the baseline x86_64 target (SSE2), so a plain loop is vectorised 4
+//! `f32` wide. [`with_avx2`] runs a closure inside a function compiled with AVX2 and FMA when
+//! the CPU has them: the closure, inlined there, is vectorised 8 wide. The arithmetic is the
+//! same IEEE operations either way (Rust never contracts `a * b + c` into an FMA by itself),
+//! so results are bit-identical on every path; only explicit `mul_add` calls differ, and
+//! their kernels pick their own variant.
+
+/// Whether this CPU has AVX2 and FMA (detected once by the standard library, then a load).
+#[inline]
+pub(crate) fn has_avx2_fma() -> bool {
+    // Under Miri the portable paths run (the interpreter checks scalar code, not AVX2).
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    return std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("fma");
+    #[allow(unreachable_code)]
+    false
+}
+
+/// Runs `body`, compiled with AVX2 and FMA if this CPU has them (see the [module
+/// docs](self)); on other CPUs and targets, as it is.
+#[inline(always)]
+pub(crate) fn with_avx2<R>(body: impl FnOnce() -> R) -> R {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    if has_avx2_fma() {
+        /// `body()` in a function compiled with AVX2 and FMA.
+        ///
+        /// # Safety
+        /// The CPU must have AVX2 and FMA.
+        #[target_feature(enable = "avx2,fma")]
+        unsafe fn wide<R>(body: impl FnOnce() -> R) -> R {
+            body()
+        }
+        // SAFETY: the CPU has AVX2 and FMA (detected just above).
+        return unsafe { wide(body) };
+    }
+    body()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_wide_path_computes_what_the_plain_one_does() {
+        let xs: Vec<f32> = (0..1000).map(|i| (i as f32 * 0.37).sin() * 1e3).collect();
+        let plain: Vec<f32> = xs.iter().map(|&x| x * 1.0001 + 0.5 / (x + 3.0)).collect();
+        let wide: Vec<f32> =
+            with_avx2(|| xs.iter().map(|&x| x * 1.0001 + 0.5 / (x + 3.0)).collect());
+        assert_eq!(
+            plain.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            wide.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+        );
+        assert_eq!(with_avx2(|| 7), 7);
+    }
+}
