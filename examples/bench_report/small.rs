@@ -9,8 +9,8 @@ use std::time::Instant;
 use ndarray::{Array2, ArrayD, Axis, IxDyn};
 use stridex::Tensor;
 
-/// Median nanoseconds per call of `f`, over 7 timed batches of calls lasting about 2 ms each.
-fn ns_per_call(f: &mut dyn FnMut()) -> f64 {
+/// Calls of `f` that take about 2 ms.
+fn calibrate(f: &mut dyn FnMut()) -> usize {
     let mut calls = 1usize;
     loop {
         let t = Instant::now();
@@ -18,21 +18,34 @@ fn ns_per_call(f: &mut dyn FnMut()) -> f64 {
             f();
         }
         if t.elapsed().as_secs_f64() > 2e-3 || calls > 1 << 24 {
-            break;
+            return calls;
         }
         calls *= 2;
     }
-    let mut samples: Vec<f64> = (0..7)
-        .map(|_| {
+}
+
+/// Median nanoseconds per call of each of `fs`, over 9 rounds that time one batch of about
+/// 2 ms of each in turn: the contenders are timed interleaved, so a slow spell of the machine
+/// hits all of them rather than one.
+fn ns_per_call(fs: &mut [&mut dyn FnMut()]) -> Vec<f64> {
+    let calls: Vec<usize> = fs.iter_mut().map(|f| calibrate(*f)).collect();
+    let mut samples = vec![Vec::new(); fs.len()];
+    for _ in 0..9 {
+        for ((f, &n), out) in fs.iter_mut().zip(&calls).zip(&mut samples) {
             let t = Instant::now();
-            for _ in 0..calls {
+            for _ in 0..n {
                 f();
             }
-            t.elapsed().as_secs_f64() * 1e9 / calls as f64
+            out.push(t.elapsed().as_secs_f64() * 1e9 / n as f64);
+        }
+    }
+    samples
+        .into_iter()
+        .map(|mut s| {
+            s.sort_by(f64::total_cmp);
+            s[s.len() / 2]
         })
-        .collect();
-    samples.sort_by(f64::total_cmp);
-    samples[3]
+        .collect()
 }
 
 fn cell(ns: Option<f64>) -> String {
@@ -67,12 +80,25 @@ pub fn table() -> String {
                         dynamic: Option<&mut dyn FnMut()>,
                         fixed: Option<&mut dyn FnMut()>| {
             if keep(op) {
+                let (has_dynamic, has_fixed) = (dynamic.is_some(), fixed.is_some());
+                let mut fs: Vec<&mut dyn FnMut()> = Vec::new();
+                fs.push(ours);
+                if let Some(d) = dynamic {
+                    fs.push(d);
+                }
+                if let Some(f) = fixed {
+                    fs.push(f);
+                }
+                let mut ns = ns_per_call(&mut fs).into_iter();
+                let ours = ns.next().expect("stridex's time");
+                let dynamic = if has_dynamic { ns.next() } else { None };
+                let fixed = if has_fixed { ns.next() } else { None };
                 rows.push(Row {
                     op,
                     n,
-                    ours: ns_per_call(ours),
-                    dynamic: dynamic.map(ns_per_call),
-                    fixed: fixed.map(ns_per_call),
+                    ours,
+                    dynamic,
+                    fixed,
                 });
             }
         };

@@ -191,7 +191,9 @@ pub(crate) fn to_fresh_storage<T: Element>(
         "copy: layout does not fit its storage"
     );
     assert!(
-        dst.shape() == layout.shape() && dst.offset() == 0 && dst.is_non_overlapping_and_dense(),
+        dst.shape() == layout.shape()
+            && dst.offset() == 0
+            && (dst.is_contiguous() || dst.is_non_overlapping_and_dense()),
         "copy: a fresh destination must be dense"
     );
     let mut fresh = Storage::<T>::uninit(dst.numel())?;
@@ -199,13 +201,18 @@ pub(crate) fn to_fresh_storage<T: Element>(
         // Too small for planning to pay: one odometer walk, element by element.
         let (from, to) = (src.as_ptr(), fresh.as_mut_ptr());
         let (s0, d0) = (layout.offset() as isize, dst.offset() as isize);
-        super::walk::for_each_offset2(layout.shape(), layout.strides(), dst.strides(), |a, b| {
-            // SAFETY: `s0 + a` is an offset `layout` addresses, inside `src` (asserted fit);
-            // `d0 + b` one `dst` addresses, inside the fresh allocation (dense from offset 0
-            // over exactly its `numel` elements, asserted), each written once; the two
-            // allocations are distinct.
-            unsafe { to.offset(d0 + b).write(from.offset(s0 + a).read()) }
-        });
+        super::walk::for_each_offset2(
+            layout.shape(),
+            layout.strides(),
+            dst.strides(),
+            move |a, b| {
+                // SAFETY: `s0 + a` is an offset `layout` addresses, inside `src` (asserted fit);
+                // `d0 + b` one `dst` addresses, inside the fresh allocation (dense from offset 0
+                // over exactly its `numel` elements, asserted), each written once; the two
+                // allocations are distinct.
+                unsafe { to.offset(d0 + b).write(from.offset(s0 + a).read()) }
+            },
+        );
     } else {
         // SAFETY: `layout` fits `src` (asserted); `dst` is dense from offset 0 over exactly
         // `numel` fresh elements (asserted), so it fits, writes each element once, and cannot

@@ -26,9 +26,10 @@
 use crate::element::Element;
 use crate::error::Result;
 use crate::iter::{element_count, ReduceKind, ReducePlan};
-use crate::layout::Layout;
+use crate::layout::{Dims, Layout};
 use crate::storage::Storage;
 
+use super::dispatch::with_avx2;
 use super::parallel::{for_each_chunk, threads_for, SharedPtr, PAR_MIN_ELEMS};
 use super::reducers::Reducer;
 use super::unravel::{advance_offsets, unravel_offsets};
@@ -149,7 +150,9 @@ unsafe fn inner<T: Element, R: Reducer<T>>(
     // Reduces output elements `range`, GROUP at a time. Each output's folds and tree are the
     // same whether it is reduced alone or in a group, so results do not depend on the split.
     let run = |range: std::ops::Range<usize>, par: bool| {
-        let offsets = |k: usize| unravel_offsets(k, &k_shape, &k_strides).1;
+        // Kept indices are visited in order, so their offsets advance by an odometer step (a
+        // division per dim only for the first).
+        let (mut index, mut at) = unravel_offsets(range.start, &k_shape, &k_strides);
         let mut k = range.start;
         while k < range.end {
             // Each `k` below `n_k` is a kept index, so its offsets are addressed input and
@@ -160,7 +163,11 @@ unsafe fn inner<T: Element, R: Reducer<T>>(
                 1
             };
             if m == GROUP {
-                let offs: [[isize; 2]; GROUP] = std::array::from_fn(|i| offsets(k + i));
+                let mut offs = [[0isize; 2]; GROUP];
+                for o in &mut offs {
+                    *o = at;
+                    advance_offsets(&mut index, &k_shape, &k_strides, &mut at);
+                }
                 // SAFETY: addressed input offsets (above).
                 let bases = offs.map(|o| unsafe { input.get().offset(o[0]) });
                 // SAFETY: each base is the first input element of a kept index, from which
@@ -171,7 +178,8 @@ unsafe fn inner<T: Element, R: Reducer<T>>(
                     unsafe { out.get().offset(o[1]).write(r.finish(acc, space.len)) };
                 }
             } else {
-                let o = offsets(k);
+                let o = at;
+                advance_offsets(&mut index, &k_shape, &k_strides, &mut at);
                 // SAFETY: as for a group, for one kept index.
                 let [acc] =
                     unsafe { tree(r, &space, [input.get().offset(o[0])], 0, space.len, par) };
@@ -237,31 +245,40 @@ unsafe fn leaf<T: Element, R: Reducer<T>, const M: usize>(
     lo: usize,
     hi: usize,
 ) -> [R::Acc; M] {
-    let (run_len, run_in, run_idx) = space.run;
-    let mut lanes = [[r.identity(); LANES]; M];
-    let (mut index, mut off) = unravel_offsets(lo / run_len, &space.shape, &space.strides);
-    let mut col = lo % run_len;
-    let mut pos = lo;
-    while pos < hi {
-        let len = (run_len - col).min(hi - pos);
-        let start = off[0] + col as isize * run_in;
-        let first_index = (off[1] + col as isize * run_idx) as usize;
-        // SAFETY: the run's elements are reduced elements of each output (contract).
-        let runs = bases.map(|b| unsafe { b.offset(start) });
-        unsafe { fold_runs(r, &mut lanes, runs, run_in, len, first_index, run_idx) };
-        pos += len;
-        col = 0;
-        advance_offsets(&mut index, &space.shape, &space.strides, &mut off);
-    }
-    lanes.map(|mut l| {
-        let mut width = LANES;
-        while width > 1 {
-            width /= 2;
-            for k in 0..width {
-                l[k] = r.combine(l[k], l[k + width]);
-            }
+    // Compiled for AVX2 where the CPU has it: the lanes fill whole vector registers, and the
+    // folds are the same IEEE operations in the same order (kernels::dispatch).
+    with_avx2(|| {
+        let (run_len, run_in, run_idx) = space.run;
+        let mut lanes = [[r.identity(); LANES]; M];
+        // One run (no outer reduced loops, the common case) needs no division.
+        let (mut index, mut off, mut col) = if space.shape.is_empty() {
+            (Dims::zeroed(0), [0, 0], lo)
+        } else {
+            let (index, off) = unravel_offsets(lo / run_len, &space.shape, &space.strides);
+            (index, off, lo % run_len)
+        };
+        let mut pos = lo;
+        while pos < hi {
+            let len = (run_len - col).min(hi - pos);
+            let start = off[0] + col as isize * run_in;
+            let first_index = (off[1] + col as isize * run_idx) as usize;
+            // SAFETY: the run's elements are reduced elements of each output (contract).
+            let runs = bases.map(|b| unsafe { b.offset(start) });
+            unsafe { fold_runs(r, &mut lanes, runs, run_in, len, first_index, run_idx) };
+            pos += len;
+            col = 0;
+            advance_offsets(&mut index, &space.shape, &space.strides, &mut off);
         }
-        l[0]
+        lanes.map(|mut l| {
+            let mut width = LANES;
+            while width > 1 {
+                width /= 2;
+                for k in 0..width {
+                    l[k] = r.combine(l[k], l[k + width]);
+                }
+            }
+            l[0]
+        })
     })
 }
 
@@ -285,20 +302,24 @@ unsafe fn fold_runs<T: Element, R: Reducer<T>, const M: usize>(
     if stride == 1 {
         // SAFETY: contract: `len` contiguous initialized elements per run.
         let xs = runs.map(|p| unsafe { std::slice::from_raw_parts(p, len) });
+        // The lanes in a local copy, so the compiler keeps them in registers instead of
+        // storing and reloading them through `lanes` on every chunk.
+        let mut acc = *lanes;
         let full = len - len % LANES;
         for i in (0..full).step_by(LANES) {
             for m in 0..M {
-                let chunk = &xs[m][i..i + LANES];
+                let chunk: &[T; LANES] = xs[m][i..i + LANES].try_into().expect("LANES elements");
                 for k in 0..LANES {
-                    lanes[m][k] = r.fold(lanes[m][k], chunk[k], at(i + k));
+                    acc[m][k] = r.fold(acc[m][k], chunk[k], at(i + k));
                 }
             }
         }
         for m in 0..M {
             for (k, &x) in xs[m][full..].iter().enumerate() {
-                lanes[m][k] = r.fold(lanes[m][k], x, at(full + k));
+                acc[m][k] = r.fold(acc[m][k], x, at(full + k));
             }
         }
+        *lanes = acc;
     } else {
         for (m, &p) in runs.iter().enumerate() {
             for i in 0..len {
@@ -410,22 +431,25 @@ pub(super) unsafe fn row_tree<T: Element, R: Reducer<T>>(
     if hi - lo <= LEAF_ROWS {
         // The leaf's row offsets and positions, then the rows folded four at a time: four
         // input streams at once, and one load and store of `acc` per four rows.
-        let mut rows_at = [(0isize, 0usize); LEAF_ROWS];
-        let (mut index, mut off) = unravel_offsets(lo, rows.shape, rows.strides);
-        for slot in rows_at.iter_mut().take(hi - lo) {
-            *slot = (off[0], off[1] as usize);
-            advance_offsets(&mut index, rows.shape, rows.strides, &mut off);
-        }
-        acc.fill(r.identity());
-        let mut quads = rows_at[..hi - lo].chunks_exact(4);
-        for q in &mut quads {
-            // SAFETY: rows `lo..hi` are addressed rows (contract).
-            unsafe { fold_rows4(r, acc, base, q, rows.stride) };
-        }
-        for &(o, index) in quads.remainder() {
-            // SAFETY: as above.
-            unsafe { fold_row(r, acc, base.offset(o), rows.stride, index) };
-        }
+        // Compiled for AVX2 where the CPU has it, as in `leaf`.
+        with_avx2(|| {
+            let mut rows_at = [(0isize, 0usize); LEAF_ROWS];
+            let (mut index, mut off) = unravel_offsets(lo, rows.shape, rows.strides);
+            for slot in rows_at.iter_mut().take(hi - lo) {
+                *slot = (off[0], off[1] as usize);
+                advance_offsets(&mut index, rows.shape, rows.strides, &mut off);
+            }
+            acc.fill(r.identity());
+            let mut quads = rows_at[..hi - lo].chunks_exact(4);
+            for q in &mut quads {
+                // SAFETY: rows `lo..hi` are addressed rows (contract).
+                unsafe { fold_rows4(r, acc, base, q, rows.stride) };
+            }
+            for &(o, index) in quads.remainder() {
+                // SAFETY: as above.
+                unsafe { fold_row(r, acc, base.offset(o), rows.stride, index) };
+            }
+        });
         return;
     }
     let mid = lo + ((hi - lo) / 2).div_ceil(LEAF_ROWS) * LEAF_ROWS;

@@ -9,6 +9,7 @@ use crate::layout::Dims;
 /// `flat` must be below the product of `shape` (or 0 for an empty `shape`); the offsets are
 /// then addressed offsets relative to the operands' first elements, so no sum overflows for
 /// strides of valid layouts.
+#[inline]
 pub(crate) fn unravel_offsets<const N: usize>(
     flat: usize,
     shape: &[usize],

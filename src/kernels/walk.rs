@@ -1,5 +1,7 @@
 //! Odometer walks over strided index spaces, yielding storage offsets.
 
+use crate::layout::Dims;
+
 /// Calls `f(a, b)` for every multi-index of `shape` in row-major order, where `a` and `b` are
 /// the offsets `Σ i_k * strides_a[k]` and `Σ i_k * strides_b[k]` (relative to index 0).
 ///
@@ -15,20 +17,28 @@ pub(crate) fn for_each_offset2(
     if shape.contains(&0) {
         return;
     }
-    let n = shape.len();
-    let mut index = vec![0usize; n];
+    let Some((&inner, outer)) = shape.split_last() else {
+        f(0, 0);
+        return;
+    };
+    let (ia, ib) = (strides_a[outer.len()], strides_b[outer.len()]);
+    let mut index = Dims::<usize>::zeroed(outer.len());
     let (mut a, mut b) = (0isize, 0isize);
     loop {
-        f(a, b);
-        // Advance the odometer from the innermost dim; a stride is added only when its index
+        // The innermost dim as a plain loop: `i * stride` is an addressed offset's distance
+        // from the row's first, so it does not overflow.
+        for i in 0..inner as isize {
+            f(a + i * ia, b + i * ib);
+        }
+        // Advance the odometer over the outer dims; a stride is added only when its index
         // really moves, so size-1 dims never touch the offsets.
-        let mut d = n;
+        let mut d = outer.len();
         loop {
             if d == 0 {
                 return;
             }
             d -= 1;
-            if index[d] + 1 < shape[d] {
+            if index[d] + 1 < outer[d] {
                 index[d] += 1;
                 a += strides_a[d];
                 b += strides_b[d];
@@ -59,5 +69,20 @@ mod tests {
         assert_eq!(count, 1);
         for_each_offset2(&[3, 0], &[1, 1], &[1, 1], |_, _| count += 1);
         assert_eq!(count, 1);
+        // Rank 1, and rank 6 (the odometer index spills to the heap), against a direct count.
+        let mut seen = vec![];
+        for_each_offset2(&[3], &[-2], &[5], |a, b| seen.push((a, b)));
+        assert_eq!(seen, vec![(0, 0), (-2, 5), (-4, 10)]);
+        let shape = [2, 1, 3, 1, 2, 2];
+        let strides = [24, 99, 4, 7, 2, 1];
+        let mut offsets = vec![];
+        for_each_offset2(&shape, &strides, &[0; 6], |a, b| {
+            assert_eq!(b, 0);
+            offsets.push(a);
+        });
+        let want: Vec<isize> = (0..2)
+            .flat_map(|i| (0..3).flat_map(move |j| (0..4).map(move |k| 24 * i + 4 * j + k)))
+            .collect();
+        assert_eq!(offsets, want);
     }
 }
