@@ -22,6 +22,9 @@ pub struct Row {
     pub fresh_ms: f64,
     /// stridex, fresh output with the large-buffer cache off (every output on new pages).
     pub cold_ms: f64,
+    /// A memcpy of the output's bytes into new huge-page memory, allocated (2 MiB aligned,
+    /// `MADV_HUGEPAGE`) and freed inside the timing: what a cold output must cost at least.
+    pub fresh_memcpy_ms: f64,
     /// stridex, into an existing buffer: median ms (if measured).
     pub into_ms: Option<f64>,
     /// The comparison library (ndarray): median ms (if measured).
@@ -49,6 +52,30 @@ pub struct Harness {
     ref_dst: Vec<u8>,
     /// The rows measured so far.
     pub rows: Vec<Row>,
+}
+
+/// Copies `bytes` bytes of `src` (repeated as needed) into a newly allocated, 2 MiB aligned
+/// buffer advised for transparent huge pages, then frees it: the cold-output baseline.
+fn fresh_memcpy(src: &[u8], bytes: usize) {
+    const HUGE: usize = 2 << 20;
+    let size = bytes.max(1).next_multiple_of(HUGE);
+    let layout = std::alloc::Layout::from_size_align(size, HUGE).expect("layout");
+    // SAFETY: the layout has non-zero size; the buffer is written only inside its `size`
+    // bytes below, and freed once with the same layout.
+    unsafe {
+        let p = std::alloc::alloc(layout);
+        assert!(!p.is_null(), "fresh_memcpy: allocation failed");
+        #[cfg(target_os = "linux")]
+        libc::madvise(p.cast(), size, libc::MADV_HUGEPAGE);
+        let mut done = 0;
+        while done < bytes {
+            let n = (bytes - done).min(src.len());
+            std::ptr::copy_nonoverlapping(src.as_ptr(), p.add(done), n);
+            done += n;
+        }
+        black_box(p);
+        std::alloc::dealloc(p, layout);
+    }
 }
 
 fn time_ms(f: &mut dyn FnMut()) -> f64 {
@@ -100,7 +127,7 @@ impl Harness {
             return;
         }
         let (mut refs, mut fr, mut it, mut ot) = (vec![], vec![], vec![], vec![]);
-        let mut cold = vec![];
+        let (mut cold, mut fm) = (vec![], vec![]);
         fresh();
         if let Some(f) = into.as_mut() {
             f();
@@ -109,6 +136,8 @@ impl Harness {
             stridex::storage::set_buffer_cache_limit(0);
             refs.push(self.run_ref());
             cold.push(time_ms(fresh));
+            let src = &self.ref_src;
+            fm.push(time_ms(&mut || fresh_memcpy(src, bytes / 2)));
             stridex::storage::set_buffer_cache_limit(256 << 20);
             // One untimed run refills the cache, so the timed one finds last output's pages.
             fresh();
@@ -127,6 +156,7 @@ impl Harness {
             bytes,
             fresh_ms: median(fr),
             cold_ms: median(cold),
+            fresh_memcpy_ms: median(fm),
             into_ms: (!it.is_empty()).then(|| median(it)),
             other_ms: (!ot.is_empty()).then(|| median(ot)),
             ref_ms: median(refs),
@@ -168,18 +198,21 @@ impl Harness {
     /// The rows as a markdown table.
     pub fn table(&self, other_name: &str) -> String {
         let mut s = format!(
-            "| case | fresh ms | GB/s | fresh / REF | cold / REF | into ms | into / REF | \
-             {other_name} ms | speedup vs {other_name} |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+            "| case | fresh ms | GB/s | fresh / REF | cold / REF | fresh memcpy / REF | cold / \
+             fresh memcpy | into ms | into / REF | {other_name} ms | speedup vs {other_name} \
+             |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n"
         );
         let opt = |v: Option<f64>, f: &dyn Fn(f64) -> String| v.map_or("-".into(), f);
         for r in &self.rows {
             s += &format!(
-                "| {} | {:.2} | {:.1} | {:.2}x | {:.2}x | {} | {} | {} | {} |\n",
+                "| {} | {:.2} | {:.1} | {:.2}x | {:.2}x | {:.2}x | {:.2}x | {} | {} | {} | {} |\n",
                 r.case,
                 r.fresh_ms,
                 Row::gbps(r.bytes, r.fresh_ms),
                 r.ratio(r.fresh_ms),
                 r.ratio(r.cold_ms),
+                r.ratio(r.fresh_memcpy_ms),
+                r.fresh_memcpy_ms / r.cold_ms,
                 opt(r.into_ms, &|m| format!("{m:.2}")),
                 opt(r.into_ms, &|m| format!("{:.2}x", r.ratio(m))),
                 opt(r.other_ms, &|m| format!("{m:.1}")),

@@ -44,8 +44,12 @@ fn main() {
         println!(
             "fresh: `contiguous()` into a new storage (after the first run, the large-buffer \
              cache hands back the previous output's pages); cold: the same with the cache off, \
-             so every output lands on fresh huge pages the kernel must fault in and zero; into: \
-             `contiguous_into` a reused buffer. ndarray allocates normally (4 KiB pages).\n"
+             so every output lands on fresh huge pages the kernel must fault in and zero; fresh \
+             memcpy: a memcpy of the output's bytes into a newly allocated 2 MiB aligned buffer \
+             advised for huge pages (allocation, faults and free inside the timing), the floor \
+             for a cold output, and cold / fresh memcpy the cold copy's speed as a fraction of \
+             it; into: `contiguous_into` a reused buffer. ndarray allocates normally (4 KiB \
+             pages).\n"
         );
         let mut h = harness::Harness::new(reps);
         pool.install(|| elementwise::all(&mut h));

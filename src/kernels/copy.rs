@@ -20,7 +20,8 @@ use crate::error::Result;
 use crate::layout::{coalesce_joint, Layout};
 use crate::storage::Storage;
 
-use super::transpose::{store_fence, BlockFn, Word};
+use super::tile::{tile, Tile2d};
+use super::transpose::{store_fence, Word};
 use super::walk::for_each_offset2;
 
 /// How the innermost loops of a copy run; see the [module docs](self).
@@ -362,12 +363,6 @@ fn last_level_cache_bytes() -> usize {
     })
 }
 
-/// Side of a square tile in words: 256 bytes of each row, so a 4-byte tile is 64 x 64
-/// (16 KiB read + 16 KiB written, inside L1/L2 while it is transposed block by block).
-const fn tile<W>() -> usize {
-    256 / std::mem::size_of::<W>()
-}
-
 /// A raw pointer that may cross to rayon workers.
 #[derive(Clone, Copy)]
 struct SendPtr<P>(P);
@@ -474,7 +469,7 @@ unsafe fn run_range<W: Word>(
             let block = W::block_fn(stream);
             for_each_offset2(&outer, &pick(&plan.src), &pick(&plan.dst), |a, b| {
                 // SAFETY: the tile's indices are the plan's indices along dims j and n - 1.
-                unsafe { t.run(src0.offset(a), dst0.offset(b), block) }
+                unsafe { t.run(src0.offset(a), dst0.offset(b), block, stream) }
             });
         }
         CopyKind::Gather => {
@@ -513,92 +508,6 @@ unsafe fn gather<W: Copy>(src: *const W, ss: isize, dst: *mut W, ds: isize, len:
         } else {
             for i in 0..len as isize {
                 dst.offset(i * ds).write(src.offset(i * ss).read());
-            }
-        }
-    }
-}
-
-/// A 2-D transpose-like copy: `dst[r * dst_row + c] = src[r * src_row + c * src_col]`.
-struct Tile2d {
-    rows: usize,
-    cols: usize,
-    src_row: isize,
-    src_col: isize,
-    dst_row: isize,
-}
-
-impl Tile2d {
-    /// Walks the `rows x cols` plane in square tiles; inside a tile, `MK x MK` blocks go
-    /// through the in-register transpose `block` when the source is unit-stride along rows,
-    /// and the ragged edges element by element.
-    ///
-    /// # Safety
-    /// Every `src[r * src_row + c * src_col]` must be readable and every `dst[r * dst_row + c]`
-    /// writable for `r < rows`, `c < cols`, and the two must not overlap.
-    unsafe fn run<W: Word>(&self, src: *const W, dst: *mut W, block: BlockFn<W>) {
-        let (tb, mk) = (tile::<W>(), W::MK);
-        let line = (64 / std::mem::size_of::<W>()).max(mk);
-        let simd = self.src_row == 1;
-        for r0 in (0..self.rows).step_by(tb) {
-            let r1 = (r0 + tb).min(self.rows);
-            for c0 in (0..self.cols).step_by(tb) {
-                let c1 = (c0 + tb).min(self.cols);
-                // Whole blocks, then the ragged right and bottom edges.
-                let (rb, cb) = if simd {
-                    (r0 + (r1 - r0) / mk * mk, c0 + (c1 - c0) / mk * mk)
-                } else {
-                    (r0, c0)
-                };
-                // Column panels one destination cache line wide: each pass down the rows
-                // writes whole lines (good for streaming stores) while the source rows of the
-                // panel are read sequentially.
-                for cl in (c0..cb).step_by(line) {
-                    let ce = (cl + line).min(cb);
-                    for r in (r0..rb).step_by(mk) {
-                        for c in (cl..ce).step_by(mk) {
-                            let (r, c) = (r as isize, c as isize);
-                            // SAFETY: the block covers rows r..r + MK <= rb and columns
-                            // c..c + MK <= cb, inside the plane; src_row == 1 makes each of its
-                            // source rows (fixed c) MK contiguous words.
-                            unsafe {
-                                block(
-                                    src.offset(r + c * self.src_col),
-                                    self.src_col,
-                                    dst.offset(r * self.dst_row + c),
-                                    self.dst_row,
-                                )
-                            }
-                        }
-                    }
-                }
-                // SAFETY: the edges are inside the plane.
-                unsafe {
-                    self.scalar(src, dst, (r0, rb), (cb, c1));
-                    self.scalar(src, dst, (rb, r1), (c0, c1));
-                }
-            }
-        }
-    }
-
-    /// Element-by-element copy of rows `r0..r1`, columns `c0..c1`.
-    ///
-    /// # Safety
-    /// The ranges lie inside the plane of [`Tile2d::run`]'s contract.
-    unsafe fn scalar<W: Copy>(
-        &self,
-        src: *const W,
-        dst: *mut W,
-        (r0, r1): (usize, usize),
-        (c0, c1): (usize, usize),
-    ) {
-        for r in r0 as isize..r1 as isize {
-            // SAFETY: r < rows and c < cols, as the contract requires.
-            unsafe {
-                let s = src.offset(r * self.src_row);
-                let d = dst.offset(r * self.dst_row);
-                for c in c0 as isize..c1 as isize {
-                    d.offset(c).write(s.offset(c * self.src_col).read());
-                }
             }
         }
     }

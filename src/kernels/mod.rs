@@ -26,6 +26,7 @@ pub(crate) mod reduce_small;
 pub(crate) mod reducers;
 pub(crate) mod scan;
 pub(crate) mod softmax;
+pub(crate) mod tile;
 pub(crate) mod transpose;
 pub(crate) mod unravel;
 pub(crate) mod walk;

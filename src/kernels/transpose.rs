@@ -108,6 +108,32 @@ impl Word for u64 {
     }
 }
 
+/// Writes the `words` words at `src` to `dst` (a cache line's worth in the packed transpose),
+/// with non-temporal stores when `stream` and `dst` is 16-byte aligned and the run is one
+/// 64-byte line.
+///
+/// # Safety
+/// `src` readable and `dst` writable for `words` words, not overlapping.
+#[inline]
+pub(crate) unsafe fn write_line<W: Word>(src: *const W, dst: *mut W, words: usize, stream: bool) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    if stream && words * std::mem::size_of::<W>() == 64 && (dst as usize) % 64 == 0 {
+        // SAFETY: the 64 bytes at `src` are readable and at `dst` writable (contract), and
+        // `dst` is 16-byte aligned as `_mm_stream_si128` requires; SSE2 is baseline on x86_64.
+        unsafe {
+            use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
+            let (s, d) = (src.cast::<__m128i>(), dst.cast::<__m128i>());
+            for k in 0..4 {
+                _mm_stream_si128(d.add(k), _mm_loadu_si128(s.add(k)));
+            }
+        }
+        return;
+    }
+    let _ = stream;
+    // SAFETY: as the contract says.
+    unsafe { std::ptr::copy_nonoverlapping(src, dst, words) }
+}
+
 /// Orders stores made with non-temporal hints before later stores (and before other threads
 /// see the data); a no-op where there are none.
 pub(crate) fn store_fence() {

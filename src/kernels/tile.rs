@@ -1,0 +1,320 @@
+//! The 2-D transposing copy inside a plane of a tiled copy plan (`CopyKind::Tiled`).
+//!
+//! A transpose reads one side across rows: with the power-of-two row strides of typical
+//! shapes (4096 f32, 8192 u8), the rows a block touches fall into the same few cache sets, and
+//! a block of 16 one-byte rows already needs more lines of one set than the L1 has ways. So
+//! when the source is unit-stride along the destination's rows, the plane is copied in
+//! line-square tiles (one cache line of words on each side: 64 x 64 bytes, 16 x 16 `f32`)
+//! through two small buffers: each source line is read whole into the first buffer, the
+//! buffer is transposed into the second with the in-register blocks (conflict-free: the
+//! buffers are contiguous), and each destination line is written whole from it, streaming
+//! when the copy is larger than the last-level cache. Every line on either side is then
+//! touched exactly once. Planes too small for one tile, and strided sources, take square
+//! tiles of blocks directly.
+
+use std::mem::MaybeUninit;
+
+use super::transpose::{write_line, BlockFn, Word};
+
+/// Bytes of one side of a packed tile: a cache line.
+const LINE: usize = 64;
+
+/// Words in a cache line: the side of a packed tile (a multiple of every `Word::MK`).
+const fn line<W>() -> usize {
+    LINE / std::mem::size_of::<W>()
+}
+
+/// A packed tile's buffer: `LINE x LINE` bytes, cache-line aligned.
+#[repr(C, align(64))]
+struct Packed([MaybeUninit<u8>; LINE * LINE]);
+
+/// Side of a square tile in words: 256 bytes of each row, so a 4-byte tile is 64 x 64
+/// (16 KiB read + 16 KiB written, inside L1/L2 while it is transposed block by block).
+pub(super) const fn tile<W>() -> usize {
+    256 / std::mem::size_of::<W>()
+}
+
+/// A 2-D transpose-like copy: `dst[r * dst_row + c] = src[r * src_row + c * src_col]`.
+#[derive(Clone, Copy)]
+pub(super) struct Tile2d {
+    pub(super) rows: usize,
+    pub(super) cols: usize,
+    pub(super) src_row: isize,
+    pub(super) src_col: isize,
+    pub(super) dst_row: isize,
+}
+
+impl Tile2d {
+    /// Copies the plane: through packed line-square tiles ([`Tile2d::run_packed`]) when the
+    /// source is unit-stride along rows and the plane holds at least one such tile, else in
+    /// square tiles of blocks ([`Tile2d::run_tiled`]). `block` is `W::block_fn(stream)`.
+    ///
+    /// # Safety
+    /// Every `src[r * src_row + c * src_col]` must be readable and every `dst[r * dst_row + c]`
+    /// writable for `r < rows`, `c < cols`, and the two must not overlap.
+    pub(super) unsafe fn run<W: Word>(
+        &self,
+        src: *const W,
+        dst: *mut W,
+        block: BlockFn<W>,
+        stream: bool,
+    ) {
+        let l = line::<W>();
+        // SAFETY: forwarded.
+        unsafe {
+            if self.src_row == 1 && self.rows >= l && self.cols >= l {
+                self.run_packed(src, dst, stream);
+            } else {
+                self.run_tiled(src, dst, block);
+            }
+        }
+    }
+
+    /// Walks the `rows x cols` plane in square tiles; inside a tile, `MK x MK` blocks go
+    /// through the in-register transpose `block` when the source is unit-stride along rows,
+    /// and the ragged edges element by element.
+    ///
+    /// # Safety
+    /// As [`Tile2d::run`].
+    unsafe fn run_tiled<W: Word>(&self, src: *const W, dst: *mut W, block: BlockFn<W>) {
+        let (tb, mk) = (tile::<W>(), W::MK);
+        let line = (64 / std::mem::size_of::<W>()).max(mk);
+        let simd = self.src_row == 1;
+        for r0 in (0..self.rows).step_by(tb) {
+            let r1 = (r0 + tb).min(self.rows);
+            for c0 in (0..self.cols).step_by(tb) {
+                let c1 = (c0 + tb).min(self.cols);
+                // Whole blocks, then the ragged right and bottom edges.
+                let (rb, cb) = if simd {
+                    (r0 + (r1 - r0) / mk * mk, c0 + (c1 - c0) / mk * mk)
+                } else {
+                    (r0, c0)
+                };
+                // Column panels one destination cache line wide: each pass down the rows
+                // writes whole lines (good for streaming stores) while the source rows of the
+                // panel are read sequentially.
+                for cl in (c0..cb).step_by(line) {
+                    let ce = (cl + line).min(cb);
+                    for r in (r0..rb).step_by(mk) {
+                        for c in (cl..ce).step_by(mk) {
+                            let (r, c) = (r as isize, c as isize);
+                            // SAFETY: the block covers rows r..r + MK <= rb and columns
+                            // c..c + MK <= cb, inside the plane; src_row == 1 makes each of its
+                            // source rows (fixed c) MK contiguous words.
+                            unsafe {
+                                block(
+                                    src.offset(r + c * self.src_col),
+                                    self.src_col,
+                                    dst.offset(r * self.dst_row + c),
+                                    self.dst_row,
+                                )
+                            }
+                        }
+                    }
+                }
+                // SAFETY: the edges are inside the plane.
+                unsafe {
+                    self.scalar(src, dst, (r0, rb), (cb, c1));
+                    self.scalar(src, dst, (rb, r1), (c0, c1));
+                }
+            }
+        }
+    }
+
+    /// The packed copy; see the [module docs](self). Full line-square tiles go through the
+    /// buffers, the ragged right and bottom strips through [`Tile2d::run_tiled`].
+    ///
+    /// # Safety
+    /// As [`Tile2d::run`], with `src_row == 1` and `rows, cols >= line::<W>()`.
+    unsafe fn run_packed<W: Word>(&self, src: *const W, dst: *mut W, stream: bool) {
+        let (l, mk) = (line::<W>(), W::MK);
+        debug_assert!(self.src_row == 1 && l % mk == 0 && self.rows >= l && self.cols >= l);
+        let block = W::block_fn(false);
+        let mut a = Packed([MaybeUninit::uninit(); LINE * LINE]);
+        let mut b = Packed([MaybeUninit::uninit(); LINE * LINE]);
+        // `l * l` words of `W` are exactly LINE * LINE bytes, and the buffers are aligned to
+        // 64 >= align_of::<W>(), so each holds one tile of words.
+        let (pa, pb) = (a.0.as_mut_ptr().cast::<W>(), b.0.as_mut_ptr().cast::<W>());
+        // Start the tiles at the first column whose destination address is on a cache-line
+        // boundary (when every destination row has the same alignment), so each written line
+        // is one whole line, which streaming stores need to skip reading it first.
+        let size = std::mem::size_of::<W>();
+        let phase = dst as usize % LINE;
+        let same_phase = (self.dst_row.unsigned_abs() * size) % LINE == 0;
+        let cs = if phase != 0 && same_phase {
+            ((LINE - phase) / size).min(self.cols)
+        } else {
+            0
+        };
+        let rt = self.rows / l * l;
+        let ct = (self.cols - cs) / l * l;
+        if ct == 0 {
+            // SAFETY: forwarded.
+            unsafe { self.run_tiled(src, dst, W::block_fn(stream)) };
+            return;
+        }
+        let li = l as isize;
+        for c0 in (cs as isize..(cs + ct) as isize).step_by(l) {
+            for r0 in (0..rt as isize).step_by(l) {
+                // SAFETY: rows r0..r0 + l <= rt <= rows and columns c0..c0 + l <= cs + ct <=
+                // cols lie in the plane (contract). Source column c0 + k holds l contiguous
+                // words for those rows (src_row == 1); buffer row k (l words) is inside `a`.
+                // Every word of `a` is written before the blocks read it, and every word of
+                // `b` before the lines are written out; the buffers are local, so nothing
+                // overlaps.
+                unsafe {
+                    for k in 0..li {
+                        std::ptr::copy_nonoverlapping(
+                            src.offset(r0 + (c0 + k) * self.src_col),
+                            pa.offset(k * li),
+                            l,
+                        );
+                    }
+                    // b[i][k] = a[k][i], MK x MK blocks at a time (rows of l words).
+                    for kb in (0..li).step_by(mk) {
+                        for ib in (0..li).step_by(mk) {
+                            block(pa.offset(kb * li + ib), li, pb.offset(ib * li + kb), li);
+                        }
+                    }
+                    for i in 0..li {
+                        write_line(
+                            pb.offset(i * li),
+                            dst.offset((r0 + i) * self.dst_row + c0),
+                            l,
+                            stream,
+                        );
+                    }
+                }
+            }
+        }
+        // The strips outside the full tiles: columns 0..cs and cs + ct..cols of rows 0..rt,
+        // and rows rt..rows of every column.
+        let edge_block = W::block_fn(stream);
+        let strip = |rows: usize, cols: usize| Tile2d {
+            rows,
+            cols,
+            ..*self
+        };
+        let (left, right, bottom) = (
+            strip(rt, cs),
+            strip(rt, self.cols - cs - ct),
+            strip(self.rows - rt, self.cols),
+        );
+        let end = (cs + ct) as isize;
+        // SAFETY: each strip is a part of the plane (above), given by its first element.
+        unsafe {
+            left.run_tiled(src, dst, edge_block);
+            right.run_tiled(src.offset(end * self.src_col), dst.offset(end), edge_block);
+            bottom.run_tiled(
+                src.offset(rt as isize),
+                dst.offset(rt as isize * self.dst_row),
+                edge_block,
+            );
+        }
+    }
+
+    /// Element-by-element copy of rows `r0..r1`, columns `c0..c1`.
+    ///
+    /// # Safety
+    /// The ranges lie inside the plane of [`Tile2d::run`]'s contract.
+    unsafe fn scalar<W: Copy>(
+        &self,
+        src: *const W,
+        dst: *mut W,
+        (r0, r1): (usize, usize),
+        (c0, c1): (usize, usize),
+    ) {
+        for r in r0 as isize..r1 as isize {
+            // SAFETY: r < rows and c < cols, as the contract requires.
+            unsafe {
+                let s = src.offset(r * self.src_row);
+                let d = dst.offset(r * self.dst_row);
+                for c in c0 as isize..c1 as isize {
+                    d.offset(c).write(s.offset(c * self.src_col).read());
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `Tile2d::run` on a `rows x cols` plane of `W` with the given source column
+    /// stride, destination row stride and destination start (in words past a 64-byte aligned
+    /// base), and checks every destination word, and that no word outside the plane changed.
+    fn check<W: Word + PartialEq + std::fmt::Debug + From<u8>>(
+        rows: usize,
+        cols: usize,
+        src_col: usize,
+        dst_row: usize,
+        dst_start: usize,
+        stream: bool,
+    ) {
+        let word = |i: usize| W::from((i * 131 % 251) as u8);
+        let src: Vec<W> = (0..src_col * cols).map(word).collect();
+        // A 64-byte aligned destination buffer with a sentinel everywhere.
+        let sentinel = W::from(255);
+        let len = dst_start + dst_row * rows + LINE;
+        let mut buf = vec![sentinel; len + LINE];
+        let skip = buf.as_ptr().align_offset(LINE).min(LINE);
+        let t = Tile2d {
+            rows,
+            cols,
+            src_row: 1,
+            src_col: src_col as isize,
+            dst_row: dst_row as isize,
+        };
+        // SAFETY: the source holds `src_col * cols` words, so element (r, c) at r + c * src_col
+        // is inside it; the destination (r, c) at start + r * dst_row + c is inside `buf`.
+        unsafe {
+            let dst = buf.as_mut_ptr().add(skip + dst_start);
+            t.run(src.as_ptr(), dst, W::block_fn(stream), stream);
+        }
+        super::super::transpose::store_fence();
+        for (i, got) in buf[skip..].iter().enumerate() {
+            let want = match i.checked_sub(dst_start) {
+                Some(o) if o / dst_row < rows && o % dst_row < cols => {
+                    let (r, c) = (o / dst_row, o % dst_row);
+                    word(r + c * src_col)
+                }
+                _ => sentinel,
+            };
+            assert_eq!(
+                *got, want,
+                "word {i}: {rows}x{cols} src_col {src_col} dst_row {dst_row} start {dst_start}"
+            );
+        }
+    }
+
+    fn cases<W: Word + PartialEq + std::fmt::Debug + From<u8>>() {
+        let l = line::<W>();
+        // Under Miri, which interprets every word move, one ragged shape with a start off a
+        // line boundary (so every strip and the alignment shift run).
+        if cfg!(miri) {
+            let (rows, cols) = (l + 3, l + 5);
+            check::<W>(rows, cols, rows + 2, cols.next_multiple_of(l), 1, false);
+            return;
+        }
+        for (rows, cols) in [(l, l), (l + 3, 2 * l + 5), (3 * l, l + 1), (l - 1, 4 * l)] {
+            for stream in [false, true] {
+                // Row strides whose rows share one alignment phase (a multiple of a line) and
+                // ones that do not; starts on and off a line boundary.
+                for dst_row in [cols.next_multiple_of(l), cols + 1] {
+                    for dst_start in [0, 1, l - 1] {
+                        check::<W>(rows, cols, rows + 2, dst_row, dst_start, stream);
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn packed_tiles_copy_every_word_and_nothing_else() {
+        cases::<u8>();
+        cases::<u16>();
+        cases::<u32>();
+        cases::<u64>();
+    }
+}
