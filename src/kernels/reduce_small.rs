@@ -235,10 +235,10 @@ mod tests {
             for offset in [0, 3] {
                 let l = Layout::contiguous(shape).unwrap();
                 let layout = Layout::new(shape, l.strides(), offset).unwrap();
-                for dim in 0..shape.len() {
+                for (dim, &size) in shape.iter().enumerate() {
                     for keepdim in [false, true] {
                         let took = same(&storage, &layout, dim, keepdim, &Sum);
-                        assert_eq!(took, shape[dim] >= 2 && n <= SMALL_REDUCE);
+                        assert_eq!(took, size >= 2 && n <= SMALL_REDUCE);
                         taken += usize::from(took);
                         same(&storage, &layout, dim, keepdim, &Mean);
                         same(&storage, &layout, dim, keepdim, &Extreme::<true>);

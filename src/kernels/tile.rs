@@ -206,7 +206,7 @@ impl Tile2d {
             left.run_tiled(src, dst, edge_block);
             right.run_tiled(src.offset(end * self.src_col), dst.offset(end), edge_block);
             bottom.run_tiled(
-                src.offset(rt as isize),
+                src.add(rt),
                 dst.offset(rt as isize * self.dst_row),
                 edge_block,
             );
