@@ -305,6 +305,12 @@ unsafe fn gemm_float<T: Scalar>(
     accumulate: bool,
     threads: usize,
 ) {
+    if n <= super::small::SMALL_N
+        && m.saturating_mul(n).saturating_mul(k) <= super::small::SMALL_MACS
+    {
+        // SAFETY: the caller's contract, forwarded.
+        return unsafe { super::small::gemm_small(m, n, k, a, b, c, accumulate) };
+    }
     let kern = T::Acc::best_kernel();
     match T::as_acc(c.ptr) {
         Some(ptr) => {

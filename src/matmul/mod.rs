@@ -68,6 +68,7 @@ mod core;
 mod gemm;
 mod int;
 mod kernel;
+mod small;
 
 use crate::error::{Error, Result};
 use crate::layout::{broadcast_shapes, coalesce_joint, Layout};
