@@ -88,7 +88,7 @@ macro_rules! accum {
                 let mut all = vec![portable_kernel()];
                 #[cfg(target_arch = "x86_64")]
                 {
-                    if x86::has_avx2_fma() {
+                    if crate::kernels::dispatch::has_avx2_fma() {
                         all.push(x86::$avx2);
                     }
                     #[cfg(feature = "avx512")]
@@ -167,11 +167,6 @@ unsafe fn portable_4x4<A: Accum>(t: &Tile<A>) {
 mod x86 {
     use super::{store_scalar, Kernel, Tile};
     use std::arch::x86_64::*;
-
-    pub(super) fn has_avx2_fma() -> bool {
-        // Under Miri only the portable kernel runs (the interpreter checks scalar code).
-        !cfg!(miri) && is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma")
-    }
 
     #[cfg(feature = "avx512")]
     pub(super) fn has_avx512() -> bool {
