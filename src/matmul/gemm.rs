@@ -405,19 +405,18 @@ fn assert_inside(len: usize, offset: usize, rows: usize, cols: usize, s: super::
     if rows == 0 || cols == 0 {
         return;
     }
-    let (mut lo, mut hi) = (offset as i128, offset as i128);
-    for span in [
-        (rows as i128 - 1) * s.rs as i128,
-        (cols as i128 - 1) * s.cs as i128,
-    ] {
-        if span < 0 {
-            lo += span;
-        } else {
-            hi += span;
-        }
-    }
+    // In checked `isize`: a matrix of a valid layout addresses offsets in `0..=isize::MAX`
+    // (layout invariant 3), so no step overflows unless the plan is broken.
+    let span = |n: usize, st: isize| isize::try_from(n - 1).ok()?.checked_mul(st);
+    let inside = || {
+        let (r, c) = (span(rows, s.rs)?, span(cols, s.cs)?);
+        let at = isize::try_from(offset).ok()?;
+        let lo = at.checked_add(r.min(0))?.checked_add(c.min(0))?;
+        let hi = at.checked_add(r.max(0))?.checked_add(c.max(0))?;
+        Some(lo >= 0 && hi.unsigned_abs() < len)
+    };
     assert!(
-        lo >= 0 && hi < len as i128,
+        inside() == Some(true),
         "matmul plan addresses outside its storage"
     );
 }

@@ -71,7 +71,7 @@ mod kernel;
 mod small;
 
 use crate::error::{Error, Result};
-use crate::layout::{broadcast_shapes, coalesce_joint, Layout};
+use crate::layout::{broadcast_shapes, coalesce_joint, Dims, Layout};
 use crate::storage::Storage;
 
 /// Element types [`Tensor::matmul`](crate::Tensor::matmul) supports: `f32`, `f64`,
@@ -138,6 +138,42 @@ impl Batched {
         self.count
     }
 
+    /// The one product of two 2-dim layouts with the same depth into a fresh row-major
+    /// result, or `None` for any other pair (batched, 1-dim, or mismatched: the general path
+    /// handles those and words the errors). Equal to what [`MatmulShape::gemms`] plans for
+    /// such a pair, without its allocations.
+    pub(crate) fn matrices(a: &Layout, b: &Layout) -> Option<Batched> {
+        let (&[m, k], &[kb, n]) = (a.shape(), b.shape()) else {
+            return None;
+        };
+        if k != kb {
+            return None;
+        }
+        let (sa, sb) = (a.strides(), b.strides());
+        Some(Batched {
+            m,
+            n,
+            k,
+            a: MatStrides {
+                rs: sa[0],
+                cs: sa[1],
+            },
+            b: MatStrides {
+                rs: sb[0],
+                cs: sb[1],
+            },
+            // Row-major, as `Layout::contiguous(&[m, n])` (a size-0 n counts as 1).
+            c: MatStrides {
+                rs: n.max(1) as isize,
+                cs: 1,
+            },
+            batch: Vec::new(),
+            batch_strides: [Vec::new(), Vec::new(), Vec::new()],
+            base: [a.offset(), b.offset(), 0],
+            count: usize::from(m != 0 && n != 0),
+        })
+    }
+
     /// Storage offsets `[a, b, c]` of product `q` (row-major over the batch shape).
     ///
     /// Formed with wrapping arithmetic: an operand with no elements (`k == 0`) may have
@@ -169,7 +205,8 @@ struct Operand {
 /// The shape analysis of `a.matmul(b)`: result shape, matrix sizes and batch strides.
 #[derive(Clone, Debug)]
 pub(crate) struct MatmulShape {
-    out: Vec<usize>,
+    /// Inline up to rank 4: a 2-dim product allocates nothing for its shape analysis.
+    out: Dims<usize>,
     batch: Vec<usize>,
     m: usize,
     n: usize,
@@ -265,7 +302,7 @@ impl MatmulShape {
             a_batch: a_batch.to_vec(),
             b_batch: b_batch.to_vec(),
         })?;
-        let mut out = batch.clone();
+        let mut out = Dims::from(&batch[..]);
         if !a_vec {
             out.push(m);
         }
@@ -358,9 +395,16 @@ pub(crate) fn matmul<T: MatmulElement>(
     b: &Storage<T>,
     bl: &Layout,
 ) -> Result<(Storage<T>, Layout)> {
+    if let Some(plan) = Batched::matrices(al, bl) {
+        // Two matrices of matching depth: the common case skips the batch analysis.
+        let out = Layout::contiguous(&[plan.m, plan.n]).map_err(|e| e.with_op("matmul"))?;
+        crate::error::checked_bytes("matmul", out.shape(), out.numel(), size_of::<T>())?;
+        let storage = gemm::run_fresh(&plan, a, b, out.numel())?;
+        return Ok((storage, out));
+    }
     let shape = MatmulShape::new(al, bl)?;
     let out = Layout::contiguous(shape.out_shape()).map_err(|e| e.with_op("matmul"))?;
-    crate::error::checked_bytes("matmul", out.shape(), out.numel(), std::mem::size_of::<T>())?;
+    crate::error::checked_bytes("matmul", out.shape(), out.numel(), size_of::<T>())?;
     let plan = shape.gemms(&out);
     let storage = gemm::run_fresh(&plan, a, b, out.numel())?;
     Ok((storage, out))
@@ -404,6 +448,43 @@ mod tests {
         let out = Layout::contiguous(s.out_shape()).unwrap();
         let p = s.gemms(&out);
         (s.out_shape().to_vec(), p)
+    }
+
+    /// The two-matrix fast path plans exactly what the general path plans, for every pair of
+    /// 2-dim layouts (row-major, transposed, stepped, flipped, broadcast, offset, empty), and
+    /// declines every pair it must not take (other ranks, mismatched depths).
+    #[test]
+    fn the_matrix_fast_path_plans_what_the_general_path_plans() {
+        let mut layouts = Vec::new();
+        for (r, c) in [(0, 3), (3, 0), (1, 1), (2, 3), (3, 2), (4, 4), (5, 3)] {
+            let l = Layout::contiguous(&[r, c]).unwrap();
+            layouts.push(l.clone());
+            layouts.push(Layout::contiguous(&[c, r]).unwrap().t().unwrap());
+            layouts.push(Layout::new(&[r, c], &[-(c as isize), -1], r * c + 7).unwrap());
+            layouts.push(Layout::new(&[r, c], &[0, 2], 1).unwrap());
+            layouts.push(Layout::new(&[r, c], &[3 * c as isize, 3], 5).unwrap());
+        }
+        let mut taken = 0;
+        for a in &layouts {
+            for b in &layouts {
+                let fast = Batched::matrices(a, b);
+                match MatmulShape::new(a, b) {
+                    Ok(_) => {
+                        let (_, general) = plan(a, b);
+                        assert_eq!(fast.as_ref(), Some(&general), "{a:?} x {b:?}");
+                        taken += 1;
+                    }
+                    Err(_) => assert!(fast.is_none(), "{a:?} x {b:?}"),
+                }
+            }
+        }
+        assert!(taken > 50, "only {taken} pairs matched");
+        let v = Layout::contiguous(&[3]).unwrap();
+        let m = Layout::contiguous(&[3, 3]).unwrap();
+        let batch = Layout::contiguous(&[2, 3, 3]).unwrap();
+        for (a, b) in [(&v, &m), (&m, &v), (&v, &v), (&batch, &m), (&m, &batch)] {
+            assert!(Batched::matrices(a, b).is_none(), "{a:?} x {b:?}");
+        }
     }
 
     #[test]

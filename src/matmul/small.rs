@@ -8,12 +8,13 @@
 //! where the CPU has it), four rows as independent chains.
 
 use super::gemm::{MatMut, MatRef, Scalar};
-use crate::kernels::dispatch::with_avx2;
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+use crate::kernels::dispatch::has_avx2_fma;
 
 /// Products of at most this many multiply-adds (`m * n * k`) take the direct path.
 pub(super) const SMALL_MACS: usize = 4096;
 
-/// Widest C row the direct path takes (its accumulators live on the stack).
+/// Widest C row the direct path takes.
 pub(super) const SMALL_N: usize = 64;
 
 /// `C = A · B` (or `C += A · B` with `accumulate`) for an `m x k` A and `k x n` B, `n <=
@@ -33,42 +34,83 @@ pub(super) unsafe fn gemm_small<T: Scalar>(
     accumulate: bool,
 ) {
     debug_assert!(n <= SMALL_N);
-    with_avx2(|| {
-        for i0 in (0..m).step_by(ROWS) {
-            for j0 in (0..n).step_by(COLS) {
-                // SAFETY: the tile's rows and columns are inside C (and its A rows and B
-                // columns inside A and B), as the contract requires of every index below m, n.
-                unsafe {
-                    tile(
-                        k,
-                        a,
-                        b,
-                        c,
-                        accumulate,
-                        i0,
-                        (m - i0).min(ROWS),
-                        j0,
-                        (n - j0).min(COLS),
-                    )
-                };
-            }
-        }
-    })
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    if has_avx2_fma() {
+        // SAFETY: the CPU has AVX2 and FMA (just detected); the rest is the caller's contract.
+        return unsafe { tiles_avx2(m, n, k, a, b, c, accumulate) };
+    }
+    // SAFETY: the caller's contract.
+    unsafe { tiles::<T, false>(m, n, k, a, b, c, accumulate) }
 }
 
-/// Rows of C a tile of the direct path computes at once (independent accumulator chains).
-const ROWS: usize = 4;
-/// Columns of C a tile computes at once: eight, one AVX2 vector of `f32`.
-const COLS: usize = 8;
-
-/// Rows `i0..i0 + rows` and columns `j0..j0 + cols` of C (`rows <= ROWS`, `cols <= COLS`),
-/// each element summed over `p` in order, in registers.
+/// [`tiles`] compiled with AVX2 and FMA. (A named function rather than
+/// `kernels::dispatch::with_avx2`: the tile loops are too large for LLVM to inline a closure
+/// holding them, and a closure left out of line runs compiled for the baseline target.)
 ///
 /// # Safety
-/// As [`gemm_small`], for the tile's rows and columns.
+/// As [`gemm_small`], and the CPU has AVX2 and FMA.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn tiles_avx2<T: Scalar>(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: MatRef<T>,
+    b: MatRef<T>,
+    c: MatMut<T>,
+    accumulate: bool,
+) {
+    // SAFETY: the caller's contract.
+    unsafe { tiles::<T, true>(m, n, k, a, b, c, accumulate) }
+}
+
+/// The tile loops of [`gemm_small`].
+///
+/// # Safety
+/// As [`gemm_small`].
+#[inline(always)]
+unsafe fn tiles<T: Scalar, const FMA: bool>(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: MatRef<T>,
+    b: MatRef<T>,
+    c: MatMut<T>,
+    accumulate: bool,
+) {
+    // Two vectors per row for f32 accumulators (eight independent chains hide the latency
+    // of the multiply-add); one for f64, whose accumulators would not fit the registers.
+    let step = if size_of::<T::Acc>() == 4 {
+        2 * COLS
+    } else {
+        COLS
+    };
+    for i0 in (0..m).step_by(ROWS) {
+        for j0 in (0..n).step_by(step) {
+            let cols = (n - j0).min(step);
+            let rows = m - i0;
+            // SAFETY: the tile's rows and columns are inside C (and its A rows and B columns
+            // inside A and B), as the contract requires of every index below m, n.
+            unsafe {
+                if cols <= COLS / 2 {
+                    rows_of::<T, { COLS / 2 }, FMA>(k, a, b, c, accumulate, i0, rows, j0, cols)
+                } else if cols <= COLS {
+                    rows_of::<T, COLS, FMA>(k, a, b, c, accumulate, i0, rows, j0, cols)
+                } else {
+                    rows_of::<T, { 2 * COLS }, FMA>(k, a, b, c, accumulate, i0, rows, j0, cols)
+                }
+            }
+        }
+    }
+}
+
+/// [`tile`] for rows `i0..i0 + rows.min(ROWS)`, with the row count made a constant.
+///
+/// # Safety
+/// As [`tile`].
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-unsafe fn tile<T: Scalar>(
+unsafe fn rows_of<T: Scalar, const C: usize, const FMA: bool>(
     k: usize,
     a: MatRef<T>,
     b: MatRef<T>,
@@ -79,31 +121,64 @@ unsafe fn tile<T: Scalar>(
     j0: usize,
     cols: usize,
 ) {
-    let zero = <T::Acc as num_traits::Zero>::zero();
-    let mut acc = [[zero; COLS]; ROWS];
-    for p in 0..k {
-        let mut bp = [zero; COLS];
-        if cols == COLS && b.cs == 1 {
-            // SAFETY: columns j0..j0 + COLS of row p of B, unit-stride (contract).
-            let run = unsafe { std::slice::from_raw_parts(b.at(p, j0), COLS) };
-            for (v, &x) in bp.iter_mut().zip(run) {
-                *v = x.to_acc();
-            }
-        } else {
-            for (jj, v) in bp.iter_mut().enumerate().take(cols) {
-                // SAFETY: (p, j0 + jj) with jj < cols is an element of B (contract).
-                *v = unsafe { *b.at(p, j0 + jj) }.to_acc();
-            }
-        }
-        for (r, row) in acc.iter_mut().enumerate().take(rows) {
-            // SAFETY: (i0 + r, p) with r < rows is an element of A (contract).
-            let x = unsafe { *a.at(i0 + r, p) }.to_acc();
-            for (v, &y) in row.iter_mut().zip(&bp) {
-                *v = *v + x * y;
-            }
+    // SAFETY (every arm): the caller's contract, for `rows` clamped to the tile.
+    unsafe {
+        match rows {
+            1 => tile::<T, 1, C, FMA>(k, a, b, c, accumulate, i0, j0, cols),
+            2 => tile::<T, 2, C, FMA>(k, a, b, c, accumulate, i0, j0, cols),
+            3 => tile::<T, 3, C, FMA>(k, a, b, c, accumulate, i0, j0, cols),
+            _ => tile::<T, ROWS, C, FMA>(k, a, b, c, accumulate, i0, j0, cols),
         }
     }
-    for (r, row) in acc.iter().enumerate().take(rows) {
+}
+
+/// Rows of C a tile of the direct path computes at most (independent accumulator chains).
+const ROWS: usize = 4;
+/// Columns of C a tile computes at once: eight, one AVX2 vector of `f32`.
+const COLS: usize = 8;
+
+/// Rows `i0..i0 + R` and columns `j0..j0 + cols` of C (`R <= ROWS`, `cols <= C <= COLS`),
+/// each element summed over `p` in order, in registers.
+///
+/// Both loop bounds inside the `p` loop are constants, so the `R x C` accumulators stay in
+/// registers and each row's update is one vector multiply and add (`C = 4`: a half-width
+/// vector, for C of at most four columns); a tile narrower than `C` pads its row of B with
+/// zeros and drops the padding's sums.
+///
+/// # Safety
+/// As [`gemm_small`], for the tile's rows and columns.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn tile<T: Scalar, const R: usize, const C: usize, const FMA: bool>(
+    k: usize,
+    a: MatRef<T>,
+    b: MatRef<T>,
+    c: MatMut<T>,
+    accumulate: bool,
+    i0: usize,
+    j0: usize,
+    cols: usize,
+) {
+    let rows: [*const T; R] = std::array::from_fn(|r| a.at(i0 + r, 0));
+    // The two ways of reading a row of B get a `p` loop each: merged into one loop, LLVM
+    // splits the whole-row load into scalar pieces.
+    let acc = if cols == C && b.cs == 1 {
+        // SAFETY: the caller's contract; B's rows are unit-stride and the tile is full.
+        unsafe { sum_over_p::<T, R, C, true, FMA>(k, a, b, &rows, j0, cols) }
+    } else {
+        // SAFETY: the caller's contract.
+        unsafe { sum_over_p::<T, R, C, false, FMA>(k, a, b, &rows, j0, cols) }
+    };
+    if cols == C && c.cs == 1 && !accumulate {
+        for (r, row) in acc.iter().enumerate() {
+            let out: [T; C] = std::array::from_fn(|jj| T::from_acc(row[jj]));
+            // SAFETY: columns j0..j0 + C of row i0 + r of C, unit-stride, written by this
+            // call only; `[T; C]` has the alignment of `T`.
+            unsafe { c.at(i0 + r, j0).cast::<[T; C]>().write(out) };
+        }
+        return;
+    }
+    for (r, row) in acc.iter().enumerate() {
         for (jj, &v) in row.iter().enumerate().take(cols) {
             // SAFETY: (i0 + r, j0 + jj) is an element of C, written by this call only.
             unsafe {
@@ -115,21 +190,87 @@ unsafe fn tile<T: Scalar>(
     }
 }
 
+/// `acc[r][j] += A(i0 + r, p) * B(p, j0 + j)` for every `p < k`, in order, where `rows[r]`
+/// points at `A(i0 + r, 0)`; columns `j >= cols` of `acc` get zeros added. `WHOLE`: B's rows
+/// are unit-stride and `cols == C`, so each row of B is one vector load.
+///
+/// # Safety
+/// Every `(i0 + r, p)` of A (`r < R`) and `(p, j0 + j)` of B (`j < cols`) is readable.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn sum_over_p<
+    T: Scalar,
+    const R: usize,
+    const C: usize,
+    const WHOLE: bool,
+    const FMA: bool,
+>(
+    k: usize,
+    a: MatRef<T>,
+    b: MatRef<T>,
+    rows: &[*const T; R],
+    j0: usize,
+    cols: usize,
+) -> [[T::Acc; C]; R] {
+    let zero = <T::Acc as num_traits::Zero>::zero();
+    // A local array (not a borrowed one), so it can live in registers across the loop.
+    let mut acc = [[zero; C]; R];
+    for p in 0..k {
+        let mut bp = [zero; C];
+        let run = b.at(p, j0);
+        if WHOLE {
+            for (jj, v) in bp.iter_mut().enumerate() {
+                // SAFETY: (p, j0 + jj), jj < C = cols, unit-stride (the contract).
+                *v = unsafe { *run.add(jj) }.to_acc();
+            }
+        } else {
+            for (jj, v) in bp.iter_mut().enumerate().take(cols) {
+                // SAFETY: (p, j0 + jj) with jj < cols is an element of B (the contract).
+                *v = unsafe { *run.wrapping_offset(jj as isize * b.cs) }.to_acc();
+            }
+        }
+        for (row, &at) in acc.iter_mut().zip(rows) {
+            // SAFETY: element (i0 + r, p) of A, r < R and p < k (the contract).
+            let x = unsafe { *at.wrapping_offset(p as isize * a.cs) }.to_acc();
+            for (v, &y) in row.iter_mut().zip(&bp) {
+                *v = if FMA {
+                    num_traits::Float::mul_add(x, y, *v)
+                } else {
+                    *v + x * y
+                };
+            }
+        }
+    }
+    acc
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// The direct path against an f64 reference, on row-major, transposed and reversed
-    /// operands, with and without accumulation.
-    #[test]
-    fn the_direct_path_matches_a_reference() {
-        let (m, n, k) = (5, 7, 6);
-        let av: Vec<f32> = (0..m * k).map(|i| (i as f32 * 0.37).sin()).collect();
-        let bv: Vec<f32> = (0..k * n).map(|i| (i as f32 * 0.11).cos()).collect();
-        let a_at = |i: usize, p: usize| f64::from(av[i * k + p]);
-        let b_at = |p: usize, j: usize| f64::from(bv[p * n + j]);
-        // B read as stored (unit-stride rows), then through a transposed copy (strided rows).
-        let bt: Vec<f32> = (0..n * k).map(|q| bv[(q % k) * n + q / k]).collect();
+    /// `T` from an `f64` (rounded as the accumulator type, then to `T`).
+    fn from_f64<T: Scalar>(x: f64) -> T {
+        T::from_acc(<T::Acc as num_traits::NumCast>::from(x).expect("finite"))
+    }
+
+    /// `v` as an `f64`.
+    fn to_f64<T: Scalar>(v: T) -> f64 {
+        num_traits::ToPrimitive::to_f64(&v.to_acc()).expect("finite")
+    }
+
+    /// The direct path against an f64 reference for one shape: B read as stored (unit-stride
+    /// rows) and through a transposed copy (strided rows), A as stored and read backwards
+    /// along its rows, C row-major and column-major, with and without accumulation.
+    fn check<T: Scalar>(m: usize, n: usize, k: usize, tol: f64) {
+        let av: Vec<T> = (0..m * k)
+            .map(|i| from_f64((i as f64 * 0.37).sin()))
+            .collect();
+        let bv: Vec<T> = (0..k * n)
+            .map(|i| from_f64((i as f64 * 0.11).cos()))
+            .collect();
+        let a_at = |i: usize, p: usize| to_f64(av[i * k + p]);
+        let b_at = |p: usize, j: usize| to_f64(bv[p * n + j]);
+        let bt: Vec<T> = (0..n * k).map(|q| bv[(q % k) * n + q / k]).collect();
         let bs = [
             MatRef {
                 ptr: bv.as_ptr(),
@@ -142,8 +283,8 @@ mod tests {
                 cs: k as isize,
             },
         ];
-        // A read backwards along its rows: element (i, p) at (i, k - 1 - p) of a reversed copy.
-        let ar: Vec<f32> = (0..m * k)
+        // Element (i, p) at (i, k - 1 - p) of a reversed copy.
+        let ar: Vec<T> = (0..m * k)
             .map(|q| av[(q / k) * k + (k - 1 - q % k)])
             .collect();
         let as_ = [
@@ -153,32 +294,74 @@ mod tests {
                 cs: 1,
             },
             MatRef {
-                ptr: ar.as_ptr().wrapping_add(k - 1),
+                ptr: ar.as_ptr().wrapping_add(k.saturating_sub(1)),
                 rs: k as isize,
                 cs: -1,
             },
         ];
+        let start = from_f64::<T>(0.5);
         for a in as_ {
             for b in bs {
-                for accumulate in [false, true] {
-                    let mut cv = vec![0.5f32; m * n];
-                    let c = MatMut {
-                        ptr: cv.as_mut_ptr(),
-                        rs: n as isize,
-                        cs: 1,
-                    };
-                    // SAFETY: A, B and C address exactly their vectors' elements.
-                    unsafe { gemm_small(m, n, k, a, b, c, accumulate) };
-                    for i in 0..m {
-                        for j in 0..n {
-                            let want: f64 = (0..k).map(|p| a_at(i, p) * b_at(p, j)).sum::<f64>()
-                                + if accumulate { 0.5 } else { 0.0 };
-                            let got = f64::from(cv[i * n + j]);
-                            assert!((got - want).abs() < 1e-5, "({i}, {j}): {got} vs {want}");
+                for (rs, cs) in [(n, 1), (1, m)] {
+                    for (accumulate, portable) in [(false, false), (true, false), (true, true)] {
+                        let mut cv = vec![start; m * n];
+                        let c = MatMut {
+                            ptr: cv.as_mut_ptr(),
+                            rs: rs as isize,
+                            cs: cs as isize,
+                        };
+                        // SAFETY: A, B and C address exactly their vectors' elements.
+                        unsafe {
+                            if portable {
+                                // The loops without FMA, which other CPUs run.
+                                tiles::<T, false>(m, n, k, a, b, c, accumulate)
+                            } else {
+                                gemm_small(m, n, k, a, b, c, accumulate)
+                            }
+                        };
+                        for i in 0..m {
+                            for j in 0..n {
+                                let want = (0..k).map(|p| a_at(i, p) * b_at(p, j)).sum::<f64>()
+                                    + if accumulate { 0.5 } else { 0.0 };
+                                let got = to_f64(cv[i * rs + j * cs]);
+                                assert!(
+                                    (got - want).abs() <= tol * (1.0 + want.abs()),
+                                    "{m}x{n}x{k} ({i}, {j}): {got} vs {want}"
+                                );
+                            }
                         }
                     }
                 }
             }
+        }
+    }
+
+    /// Every tile shape: 4, 8 and 16 columns wide, whole and ragged, one to four rows, and
+    /// the partial row blocks and column blocks at the edges; f32, f64 and f16 (accumulated
+    /// in f32, rounded once).
+    #[test]
+    fn the_direct_path_matches_a_reference() {
+        let shapes: &[(usize, usize, usize)] = if cfg!(miri) {
+            &[(5, 7, 6), (3, 16, 2), (2, 3, 1)]
+        } else {
+            &[
+                (5, 7, 6),
+                (4, 4, 4),
+                (3, 2, 5),
+                (9, 16, 3),
+                (6, 12, 1),
+                (1, 8, 8),
+                (7, 20, 2),
+                (2, 64, 4),
+                (16, 16, 16),
+                (4, 33, 3),
+                (13, 24, 5),
+            ]
+        };
+        for &(m, n, k) in shapes {
+            check::<f32>(m, n, k, 1e-5);
+            check::<f64>(m, n, k, 1e-12);
+            check::<half::f16>(m, n, k, 2e-3);
         }
     }
 
