@@ -305,9 +305,7 @@ unsafe fn gemm_float<T: Scalar>(
     accumulate: bool,
     threads: usize,
 ) {
-    if n <= super::small::SMALL_N
-        && m.saturating_mul(n).saturating_mul(k) <= super::small::SMALL_MACS
-    {
+    if super::small::takes(m, n, k, b.cs) {
         // SAFETY: the caller's contract, forwarded.
         return unsafe { super::small::gemm_small(m, n, k, a, b, c, accumulate) };
     }
@@ -386,7 +384,12 @@ unsafe fn via_workspace<T: Scalar>(
 }
 
 /// Below this many multiply-adds per product, one thread does the whole product.
-const PARALLEL_MIN_MACS: usize = 1 << 18;
+///
+/// Measured on a 2-core AMD EPYC VM (`examples/bench_report`, small tensors, and square
+/// products timed on 1 and 2 threads): waking the pool's second thread cost more than it
+/// saved up to 128³ (2M multiply-adds: 62 µs on one thread, 127 µs on two), and paid from
+/// about 192³ (7M: 406 µs against 287 µs).
+const PARALLEL_MIN_MACS: usize = 1 << 22;
 
 /// Threads to use for `count` products of `m × n × k`: the current rayon pool's size, or one
 /// for small work.
