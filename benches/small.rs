@@ -6,7 +6,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use ndarray::{Array2, ArrayD, Axis, IxDyn};
+use ndarray::{Array2, ArrayD, Axis, Ix2, IxDyn};
 use stridex::Tensor;
 
 fn small(c: &mut Criterion) {
@@ -59,6 +59,13 @@ fn small(c: &mut Criterion) {
         }
         g.bench_function(BenchmarkId::new("matmul", "stridex"), |b| {
             b.iter(|| black_box(&a).matmul(black_box(&a)).unwrap())
+        });
+        // ArrayD has no `dot`: its users view it as 2-dim first.
+        g.bench_function(BenchmarkId::new("matmul", "ndarray ArrayD"), |b| {
+            b.iter(|| {
+                let d = black_box(&d).view().into_dimensionality::<Ix2>().unwrap();
+                d.dot(&d)
+            })
         });
         g.bench_function(BenchmarkId::new("matmul", "ndarray Array2"), |b| {
             b.iter(|| black_box(&s).dot(black_box(&s)))

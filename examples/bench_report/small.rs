@@ -6,7 +6,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use ndarray::{Array2, ArrayD, Axis, IxDyn};
+use ndarray::{Array2, ArrayD, Axis, Ix2, IxDyn};
 use stridex::Tensor;
 
 /// Calls of `f` that take about 2 ms.
@@ -173,7 +173,14 @@ pub fn table() -> String {
                 let a = black_box(&a);
                 black_box(a.matmul(a).ok());
             },
-            None,
+            // ArrayD has no `dot`: its users view it as 2-dim first.
+            Some(&mut || {
+                let d = black_box(&d)
+                    .view()
+                    .into_dimensionality::<Ix2>()
+                    .expect("2-dim");
+                black_box(d.dot(&d));
+            }),
             Some(&mut || {
                 let s = black_box(&s);
                 black_box(s.dot(s));

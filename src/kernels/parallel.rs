@@ -13,8 +13,32 @@
 #[cfg(all(feature = "rayon", not(miri)))]
 use rayon::prelude::*;
 
-/// Fewest elements an op must touch before it is split across threads.
+/// Fewest elements an op must touch before it is split across threads, when it is called
+/// from a thread of the pool (inside `ThreadPool::install`, or from rayon tasks).
 pub(crate) const PAR_MIN_ELEMS: usize = 1 << 15;
+
+/// Fewest elements an op called from outside the pool (say, from `main`) must touch before it
+/// is split across threads.
+///
+/// Such a call hands the work to a sleeping worker and then sleeps until it is done, which
+/// costs far more than a fork inside the pool. On a 2-core AMD EPYC VM, `&a + &a` and
+/// `sum_dim(1)` of 256² `f32` called from `main` took 9.3 and 6.8 µs on one thread but 37
+/// and 31 µs on the default two-thread pool; 512² still lost (36 against 50 µs); 1024²
+/// gained (123 against 104 µs, 156 against 90 µs).
+pub(crate) const PAR_MIN_ELEMS_OUTSIDE: usize = 1 << 19;
+
+/// Whether the calling thread is not one of the current pool's workers (then a parallel
+/// call must wake one and wait for it; see [`PAR_MIN_ELEMS_OUTSIDE`]).
+pub(crate) fn outside_pool() -> bool {
+    #[cfg(all(feature = "rayon", not(miri)))]
+    {
+        rayon::current_thread_index().is_none()
+    }
+    #[cfg(any(not(feature = "rayon"), miri))]
+    {
+        true
+    }
+}
 
 /// Threads of the current pool (rayon's current pool, or 1 without the `rayon` feature).
 pub(crate) fn pool_threads() -> usize {
@@ -30,7 +54,7 @@ pub(crate) fn pool_threads() -> usize {
 
 /// Number of threads worth using for `elems` elements of work.
 pub(crate) fn threads_for(elems: usize) -> usize {
-    if elems < PAR_MIN_ELEMS {
+    if elems < PAR_MIN_ELEMS || (elems < PAR_MIN_ELEMS_OUTSIDE && outside_pool()) {
         1
     } else {
         pool_threads()
@@ -152,6 +176,33 @@ mod tests {
                     assert_eq!(w[0].end, w[1].start);
                 }
             }
+        }
+    }
+
+    /// Work between the two thresholds is split inside a pool but not from outside it.
+    #[cfg(all(feature = "rayon", not(miri)))]
+    #[test]
+    fn calls_from_outside_the_pool_split_only_larger_work() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap();
+        assert!(outside_pool());
+        assert!(!pool.install(outside_pool));
+        // From this test thread, outside every pool, the global pool is the one that counts.
+        let global = rayon::current_num_threads();
+        for (elems, inside, outside) in [
+            (PAR_MIN_ELEMS - 1, 1, 1),
+            (PAR_MIN_ELEMS, 2, 1),
+            (PAR_MIN_ELEMS_OUTSIDE - 1, 2, 1),
+            (PAR_MIN_ELEMS_OUTSIDE, 2, global),
+        ] {
+            assert_eq!(
+                pool.install(|| threads_for(elems)),
+                inside,
+                "{elems} inside"
+            );
+            assert_eq!(threads_for(elems), outside, "{elems} outside");
         }
     }
 }

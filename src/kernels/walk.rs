@@ -22,6 +22,17 @@ pub(crate) fn for_each_offset2(
         return;
     };
     let (ia, ib) = (strides_a[outer.len()], strides_b[outer.len()]);
+    if let [rows] = *outer {
+        // Two dims (the common small case): two plain loops, no odometer.
+        let (ra, rb) = (strides_a[0], strides_b[0]);
+        for r in 0..rows as isize {
+            let (a, b) = (r * ra, r * rb);
+            for i in 0..inner as isize {
+                f(a + i * ia, b + i * ib);
+            }
+        }
+        return;
+    }
     let mut index = Dims::<usize>::zeroed(outer.len());
     let (mut a, mut b) = (0isize, 0isize);
     loop {

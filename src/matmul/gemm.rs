@@ -383,22 +383,25 @@ unsafe fn via_workspace<T: Scalar>(
     }
 }
 
-/// Below this many multiply-adds per product, one thread does the whole product.
-///
-/// Measured on a 2-core AMD EPYC VM (`examples/bench_report`, small tensors, and square
-/// products timed on 1 and 2 threads): waking the pool's second thread cost more than it
-/// saved up to 128³ (2M multiply-adds: 62 µs on one thread, 127 µs on two), and paid from
-/// about 192³ (7M: 406 µs against 287 µs).
-const PARALLEL_MIN_MACS: usize = 1 << 22;
+/// Below this many multiply-adds per product, one thread does the whole product (when called
+/// from a thread of the pool).
+const PARALLEL_MIN_MACS: usize = 1 << 18;
+
+/// As [`PARALLEL_MIN_MACS`], for calls from outside the pool (see
+/// `kernels::parallel::PAR_MIN_ELEMS_OUTSIDE`). Measured from `main` on a 2-core AMD EPYC VM:
+/// waking the pool's second thread cost more than it saved up to 128³ (2M multiply-adds:
+/// 62 µs on one thread, 127 µs on two), and paid from about 192³ (7M: 406 against 287 µs).
+const PARALLEL_MIN_MACS_OUTSIDE: usize = 1 << 22;
 
 /// Threads to use for `count` products of `m × n × k`: the current rayon pool's size, or one
 /// for small work.
 fn threads_for(count: usize, m: usize, n: usize, k: usize) -> usize {
+    use crate::kernels::parallel::{outside_pool, pool_threads};
     let macs = m.saturating_mul(n).saturating_mul(k).saturating_mul(count);
-    if macs < PARALLEL_MIN_MACS {
+    if macs < PARALLEL_MIN_MACS || (macs < PARALLEL_MIN_MACS_OUTSIDE && outside_pool()) {
         1
     } else {
-        crate::kernels::parallel::pool_threads()
+        pool_threads()
     }
 }
 
