@@ -68,7 +68,12 @@ struct Row {
 /// The "small tensors" table for the current rayon pool.
 pub fn table() -> String {
     let filter = std::env::var("BENCH_FILTER").ok();
-    let keep = |op: &str| filter.as_ref().is_none_or(|f| op.contains(f.as_str()));
+    // BENCH_FILTER=small keeps the whole table (and, matching no other case, only it).
+    let keep = |op: &str| {
+        filter
+            .as_ref()
+            .is_none_or(|f| f == "small" || op.contains(f.as_str()))
+    };
     let mut rows = Vec::new();
     for n in [4usize, 16, 64, 256] {
         let data: Vec<f32> = (0..n * n).map(|i| (i % 7) as f32).collect();

@@ -173,7 +173,7 @@ pub(crate) unsafe fn copy_strided<T: Element>(
 
 /// Largest fresh copy (in elements) made by a plain odometer walk instead of the planned,
 /// tiled kernel: below it, planning costs more than the copy.
-const SMALL_COPY: usize = 64;
+const SMALL_COPY: usize = 256;
 
 /// Copies the elements `layout` addresses in `src` into a fresh storage laid out as `dst`,
 /// which must be dense (non-overlapping and dense, offset 0, same shape), e.g. row-major or
@@ -521,15 +521,20 @@ mod tests {
     /// and above `SMALL_COPY` elements (the latter must take the planned path, and do).
     #[test]
     fn the_small_walk_matches_the_planned_copy() {
-        let data: Vec<u16> = (0..4 * 9 * 7).map(|i| i as u16 * 3 + 1).collect();
+        // 315 elements: the base and its transpose take the planned path, the rest the walk.
+        let data: Vec<u16> = (0..5 * 9 * 7).map(|i| i as u16 * 3 + 1).collect();
         let s = Storage::from_slice(&data).unwrap();
-        let base = Layout::contiguous(&[4, 9, 7]).unwrap();
+        let base = Layout::contiguous(&[5, 9, 7]).unwrap();
+        assert!(base.numel() > SMALL_COPY);
         let views = [
             base.narrow(1, 2, 3).unwrap(),
             base.transpose(0, 2).unwrap(),
             base.permute(&[1, 2, 0]).unwrap().narrow(0, 1, 2).unwrap(),
             base.flip(1).unwrap().slice(2, 6, isize::MIN, -3).unwrap(),
             base.select(0, 3).unwrap().unsqueeze(0).unwrap(),
+            // Two dims (the walk's two-loop case): transposed and flipped, offset.
+            base.select(0, 1).unwrap().t().unwrap().flip(0).unwrap(),
+            base.select(2, 4).unwrap().flip(1).unwrap(),
             Layout::contiguous(&[1, 7])
                 .unwrap()
                 .expand(&[5, 7])
