@@ -242,9 +242,8 @@ impl Layout {
             shape: shape.to_vec(),
             strides: vec![],
         };
+        checked_numel(shape).ok_or_else(overflow)?;
         // Row-major strides, built in place (sizes of 0 count as 1, as in row_major_strides).
-        // The running product ends as the product of every size (0 counted as 1), which is at
-        // least the element count: its checks cover invariant 2 without a separate pass.
         let mut strides = Dims::<isize>::zeroed(shape.len());
         let mut acc: isize = 1;
         for (s, &d) in strides.iter_mut().zip(shape).rev() {
@@ -254,7 +253,7 @@ impl Layout {
                 .and_then(|d| acc.checked_mul(d))
                 .ok_or_else(overflow)?;
         }
-        // Invariants without re-checking: the element count fits `isize` (checked in the loop); the
+        // Invariants without re-checking: the element count fits `isize` (checked above); the
         // strides are positive, and a non-empty row-major layout's highest offset is
         // `numel - 1`, so the extent fits too (an empty one has none to check).
         Ok(Layout {
@@ -323,10 +322,13 @@ impl Layout {
     #[must_use]
     #[inline]
     pub fn numel(&self) -> usize {
-        // One pass in wrapping arithmetic, which is exact here: without a size-0 dim the
-        // product fits (invariant 2), so nothing wraps; with one, the result is 0 whatever
-        // the other sizes multiplied to (they may pass usize), since `x * 0` is 0.
-        self.shape.iter().fold(1usize, |n, &d| n.wrapping_mul(d))
+        // Invariant 2: the product fits, once a size-0 dim has been ruled out (the other
+        // sizes of an empty layout may multiply past usize).
+        if self.shape.contains(&0) {
+            0
+        } else {
+            self.shape.iter().product()
+        }
     }
 
     /// Whether the elements are stored in row-major order with no gaps, starting at `offset`.
@@ -343,22 +345,20 @@ impl Layout {
     #[must_use]
     #[inline]
     pub fn is_contiguous(&self) -> bool {
-        // One pass: an empty layout is contiguous whatever its strides, so a mismatch only
-        // decides once every size has been seen to be non-zero.
+        if self.numel() == 0 {
+            return true;
+        }
         let mut expected: isize = 1;
-        let mut row_major = true;
         for (&d, &s) in self.shape.iter().zip(&self.strides).rev() {
-            if d == 0 {
-                return true;
-            }
             if d != 1 {
-                row_major &= s == expected;
-                // Wrapping: exact while no size is 0 (the product fits, invariant 2), and
-                // meaningless only in layouts the early return above decides.
-                expected = expected.wrapping_mul(d as isize);
+                if s != expected {
+                    return false;
+                }
+                // Fits: the running product is at most numel (invariant 2).
+                expected *= d as isize;
             }
         }
-        row_major
+        true
     }
 
     /// Whether the elements occupy `numel` consecutive storage slots in *some* order of the dims
