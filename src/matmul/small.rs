@@ -151,13 +151,13 @@ const ROWS: usize = 4;
 /// Columns of C a tile computes at once: eight, one AVX2 vector of `f32`.
 const COLS: usize = 8;
 
-/// Rows `i0..i0 + R` and columns `j0..j0 + cols` of C (`R <= ROWS`, `cols <= C <= COLS`),
-/// each element summed over `p` in order, in registers.
+/// Rows `i0..i0 + R` and columns `j0..j0 + cols` of C (`R <= ROWS`, `cols <= C`, `C` one of
+/// `COLS / 2`, `COLS`, `2 * COLS`), each element summed over `p` in order, in registers.
 ///
 /// Both loop bounds inside the `p` loop are constants, so the `R x C` accumulators stay in
-/// registers and each row's update is one vector multiply and add (`C = 4`: a half-width
-/// vector, for C of at most four columns); a tile narrower than `C` pads its row of B with
-/// zeros and drops the padding's sums.
+/// registers and each row's update is one multiply-add per vector of `C` (fused with `FMA`,
+/// the AVX2 path; a multiply and an add otherwise); a tile narrower than `C` pads its row of
+/// B with zeros and drops the padding's sums.
 ///
 /// # Safety
 /// As [`gemm_small`], for the tile's rows and columns.
