@@ -1,13 +1,15 @@
 //! The bench report: one markdown table per thread count (1, and all cores) of stridex's
 //! materialising copies as ratios to REF (a 1-thread memcpy of 64 MiB into a touched buffer),
 //! then elementwise ops and sums, then writes through views, `cat` and `pad`, with ndarray side
-//! by side. Run with `cargo run --release --example bench_report`.
+//! by side, and last the same ops called from `main` on the global pool against one thread.
+//! Run with `cargo run --release --example bench_report`.
 
 mod copy_cases;
 mod elementwise;
 mod harness;
 mod ops_index;
 mod ops_reduce;
+mod outside;
 mod small;
 mod writes;
 
@@ -84,5 +86,12 @@ fn main() {
             );
             println!("{}", h.table("ndarray"));
         }
+    }
+    if let Some(t) = outside::table() {
+        println!(
+            "## Calls from outside the pool (ns per call; ratio: from main over one thread, \
+             above 1 is slower)\n"
+        );
+        println!("{t}");
     }
 }

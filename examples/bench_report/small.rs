@@ -27,7 +27,7 @@ fn calibrate(f: &mut dyn FnMut()) -> usize {
 /// Median nanoseconds per call of each of `fs`, over 9 rounds that time one batch of about
 /// 2 ms of each in turn: the contenders are timed interleaved, so a slow spell of the machine
 /// hits all of them rather than one.
-fn ns_per_call(fs: &mut [&mut dyn FnMut()]) -> Vec<f64> {
+pub fn ns_per_call(fs: &mut [&mut dyn FnMut()]) -> Vec<f64> {
     let calls: Vec<usize> = fs.iter_mut().map(|f| calibrate(*f)).collect();
     let mut samples = vec![Vec::new(); fs.len()];
     for _ in 0..9 {
