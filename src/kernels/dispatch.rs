@@ -7,6 +7,13 @@
 //! same IEEE operations either way (Rust never contracts `a * b + c` into an FMA by itself),
 //! so results are bit-identical on every path; only explicit `mul_add` calls differ, and
 //! their kernels pick their own variant.
+//!
+//! The wide path depends on LLVM inlining the closure into the AVX2 function, which it does
+//! for a loop or two (the elementwise runs, the reduction leaves) but not for a large body: a
+//! closure left out of line runs compiled for the baseline target, silently. A large kernel
+//! takes a named `#[target_feature]` function of its own instead (`matmul/small.rs`), and
+//! `perf annotate` on the hot symbol (`with_avx2::wide`, not `{{closure}}`) tells which
+//! happened.
 
 /// Whether this CPU has AVX2 and FMA (detected once by the standard library, then a load).
 #[inline]

@@ -52,13 +52,19 @@ pub(crate) fn pool_threads() -> usize {
     }
 }
 
-/// Number of threads worth using for `elems` elements of work.
-pub(crate) fn threads_for(elems: usize) -> usize {
-    if elems < PAR_MIN_ELEMS || (elems < PAR_MIN_ELEMS_OUTSIDE && outside_pool()) {
+/// Threads worth using for `work` units of work that pays to split from `inside` units when
+/// called from a thread of the pool and from `outside` units otherwise: the pool's size, or 1.
+pub(crate) fn split_from(work: usize, inside: usize, outside: usize) -> usize {
+    if work < inside || (work < outside && outside_pool()) {
         1
     } else {
         pool_threads()
     }
+}
+
+/// Number of threads worth using for `elems` elements of work.
+pub(crate) fn threads_for(elems: usize) -> usize {
+    split_from(elems, PAR_MIN_ELEMS, PAR_MIN_ELEMS_OUTSIDE)
 }
 
 /// `f(i)` for every `i` in `0..n`, spread over the pool's threads.

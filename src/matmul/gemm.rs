@@ -396,13 +396,8 @@ const PARALLEL_MIN_MACS_OUTSIDE: usize = 1 << 22;
 /// Threads to use for `count` products of `m × n × k`: the current rayon pool's size, or one
 /// for small work.
 fn threads_for(count: usize, m: usize, n: usize, k: usize) -> usize {
-    use crate::kernels::parallel::{outside_pool, pool_threads};
     let macs = m.saturating_mul(n).saturating_mul(k).saturating_mul(count);
-    if macs < PARALLEL_MIN_MACS || (macs < PARALLEL_MIN_MACS_OUTSIDE && outside_pool()) {
-        1
-    } else {
-        pool_threads()
-    }
+    crate::kernels::parallel::split_from(macs, PARALLEL_MIN_MACS, PARALLEL_MIN_MACS_OUTSIDE)
 }
 
 /// Panics unless the `rows × cols` matrix at `offset` with strides `s` lies inside a storage of
