@@ -104,12 +104,17 @@ fn allocate(bytes: usize) -> Result<NonNull<u8>> {
     if bytes < HUGE_PAGE {
         return allocate_small(bytes);
     }
-    let layout = huge_layout(bytes).ok_or(Error::Alloc { bytes })?;
+    // (let-else rather than `ok_or`: an error built eagerly is dropped on every success.)
+    let Some(layout) = huge_layout(bytes) else {
+        return Err(Error::Alloc { bytes });
+    };
     if let Some(ptr) = cache().take(layout.size()) {
         return Ok(ptr.0);
     }
     // SAFETY: `layout` has non-zero size (bytes > 0), as `alloc` requires.
-    let ptr = NonNull::new(unsafe { std::alloc::alloc(layout) }).ok_or(Error::Alloc { bytes })?;
+    let Some(ptr) = NonNull::new(unsafe { std::alloc::alloc(layout) }) else {
+        return Err(Error::Alloc { bytes });
+    };
     // Not under Miri, which cannot call madvise (the advice changes no contents).
     #[cfg(all(target_os = "linux", not(miri)))]
     // SAFETY: the range is the allocation just made, page aligned (2 MiB) and of its full
@@ -125,9 +130,13 @@ fn allocate(bytes: usize) -> Result<NonNull<u8>> {
 /// returned from its first 64-byte boundary at least 16 bytes in; the word before the
 /// returned pointer records that distance for [`deallocate_small`].
 fn allocate_small(bytes: usize) -> Result<NonNull<u8>> {
-    let layout = small_layout(bytes).ok_or(Error::Alloc { bytes })?;
+    let Some(layout) = small_layout(bytes) else {
+        return Err(Error::Alloc { bytes });
+    };
     // SAFETY: `layout` has non-zero size (at least SMALL_PAD), as `alloc` requires.
-    let base = NonNull::new(unsafe { std::alloc::alloc(layout) }).ok_or(Error::Alloc { bytes })?;
+    let Some(base) = NonNull::new(unsafe { std::alloc::alloc(layout) }) else {
+        return Err(Error::Alloc { bytes });
+    };
     // `base` is 16-byte aligned (the layout's alignment), so the distance to the next 64-byte
     // boundary is 0, 16, 32 or 48; a distance of 0 moves a whole SMALL_PAD instead, leaving
     // room for the recorded word. So `shift` is 16, 32, 48 or 64.
@@ -288,9 +297,10 @@ unsafe fn deallocate(ptr: NonNull<u8>, bytes: usize) {
 }
 
 fn bytes_for<T>(len: usize) -> Result<usize> {
-    len.checked_mul(std::mem::size_of::<T>())
-        .filter(|&b| b <= isize::MAX as usize)
-        .ok_or(Error::Alloc { bytes: usize::MAX })
+    match len.checked_mul(std::mem::size_of::<T>()) {
+        Some(b) if b <= isize::MAX as usize => Ok(b),
+        _ => Err(Error::Alloc { bytes: usize::MAX }),
+    }
 }
 
 /// An owned buffer of `len` elements whose first element is 64-byte aligned.

@@ -99,21 +99,52 @@ unsafe fn tiles<T: Scalar, const FMA: bool>(
     } else {
         COLS
     };
+    if m == 0 || n == 0 {
+        return;
+    }
+    if m <= ROWS && n <= step {
+        // One tile, outside the loops below: LLVM hoists the address arithmetic of every
+        // tile shape to the top of the loops, which would cost a 4 x 4 product most of its
+        // time.
+        // SAFETY: the tile is all of C (non-empty), and its A rows and B columns all of A
+        // and B, as the contract requires.
+        return unsafe { tile_at::<T, FMA>(k, a, b, c, accumulate, 0, m, 0, n) };
+    }
     for i0 in (0..m).step_by(ROWS) {
         for j0 in (0..n).step_by(step) {
-            let cols = (n - j0).min(step);
-            let rows = m - i0;
+            let (rows, cols) = (m - i0, (n - j0).min(step));
             // SAFETY: the tile's rows and columns are inside C (and its A rows and B columns
             // inside A and B), as the contract requires of every index below m, n.
-            unsafe {
-                if cols <= COLS / 2 {
-                    rows_of::<T, { COLS / 2 }, FMA>(k, a, b, c, accumulate, i0, rows, j0, cols)
-                } else if cols <= COLS {
-                    rows_of::<T, COLS, FMA>(k, a, b, c, accumulate, i0, rows, j0, cols)
-                } else {
-                    rows_of::<T, { 2 * COLS }, FMA>(k, a, b, c, accumulate, i0, rows, j0, cols)
-                }
-            }
+            unsafe { tile_at::<T, FMA>(k, a, b, c, accumulate, i0, rows, j0, cols) }
+        }
+    }
+}
+
+/// The tile of C at `(i0, j0)`, `cols <= 2 * COLS` wide, with its width made a constant.
+///
+/// # Safety
+/// As [`tile`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn tile_at<T: Scalar, const FMA: bool>(
+    k: usize,
+    a: MatRef<T>,
+    b: MatRef<T>,
+    c: MatMut<T>,
+    accumulate: bool,
+    i0: usize,
+    rows: usize,
+    j0: usize,
+    cols: usize,
+) {
+    // SAFETY (every arm): forwarded.
+    unsafe {
+        if cols <= COLS / 2 {
+            rows_of::<T, { COLS / 2 }, FMA>(k, a, b, c, accumulate, i0, rows, j0, cols)
+        } else if cols <= COLS {
+            rows_of::<T, COLS, FMA>(k, a, b, c, accumulate, i0, rows, j0, cols)
+        } else {
+            rows_of::<T, { 2 * COLS }, FMA>(k, a, b, c, accumulate, i0, rows, j0, cols)
         }
     }
 }
@@ -370,6 +401,15 @@ mod tests {
                 (16, 16, 16),
                 (4, 33, 3),
                 (13, 24, 5),
+                // One tile, the widest (f32) and the first past it: the single-tile path
+                // and the loops on each side of its bound.
+                (4, 16, 5),
+                (5, 16, 2),
+                (4, 17, 2),
+                // Empty C, and an empty sum (C = 0).
+                (0, 4, 3),
+                (3, 0, 2),
+                (3, 5, 0),
             ]
         };
         for &(m, n, k) in shapes {
