@@ -22,6 +22,31 @@ use super::transpose::{write_line, BlockFn, Word};
 /// which skip the buffers, are up to twice as fast (256 x 256 `f32`, measured).
 const PACKED_MIN_BYTES: usize = 512 << 10;
 
+/// Bytes of one way of the L2 cache, taken as the smallest common one (512 KiB, 8 ways):
+/// addresses this far apart fall into the same L2 set.
+const L2_WAY: usize = 64 << 10;
+
+/// Ways of the L2 cache: more lines of one set than this evict each other.
+const L2_WAYS: usize = 8;
+
+/// Whether `rows` source rows `stride` bytes apart, read side by side, need more lines of one
+/// L2 set than it has ways. The rows' starts repeat every `L2_WAY / gcd(stride, L2_WAY)` rows,
+/// so that many distinct sets share the rows: a 256 KiB stride (the outer dim of a 3-dim
+/// permute) puts all of them in one set, a 1 KiB stride (a 256 x 256 `f32` transpose) spreads
+/// them over 64.
+fn rows_alias_in_l2(stride: usize, rows: usize) -> bool {
+    if stride == 0 {
+        // Every row is the same one.
+        return false;
+    }
+    let (mut a, mut b) = (stride % L2_WAY, L2_WAY);
+    while a != 0 {
+        (a, b) = (b % a, a);
+    }
+    let sets = L2_WAY / b;
+    rows.div_ceil(sets) > L2_WAYS
+}
+
 /// Bytes of one side of a packed tile: a cache line.
 const LINE: usize = 64;
 
@@ -51,9 +76,9 @@ pub(super) struct Tile2d {
 }
 
 impl Tile2d {
-    /// Copies the plane: through packed line-square tiles ([`Tile2d::run_packed`]) when the
-    /// source is unit-stride along rows and the plane holds at least one such tile and
-    /// [`PACKED_MIN_BYTES`], else in square tiles of blocks ([`Tile2d::run_tiled`]). `block` is `W::block_fn(stream)`.
+    /// Copies the plane: through packed line-square tiles ([`Tile2d::run_packed`]) when
+    /// [`Tile2d::packs`], else in square tiles of blocks ([`Tile2d::run_tiled`]). `block` is
+    /// `W::block_fn(stream)`.
     ///
     /// # Safety
     /// Every `src[r * src_row + c * src_col]` must be readable and every `dst[r * dst_row + c]`
@@ -65,16 +90,30 @@ impl Tile2d {
         block: BlockFn<W>,
         stream: bool,
     ) {
-        let l = line::<W>();
         // SAFETY: forwarded.
         unsafe {
-            let bytes = self.rows.saturating_mul(self.cols) * std::mem::size_of::<W>();
-            if self.src_row == 1 && self.rows >= l && self.cols >= l && bytes >= PACKED_MIN_BYTES {
+            if self.packs::<W>() {
                 self.run_packed(src, dst, stream);
             } else {
                 self.run_tiled(src, dst, block);
             }
         }
+    }
+
+    /// Whether [`Tile2d::run`] takes the packed tiles: the source is unit-stride along rows,
+    /// the plane holds at least one packed tile, and either it is at least
+    /// [`PACKED_MIN_BYTES`] or the source rows of a square tile would evict each other from
+    /// the L2 cache ([`rows_alias_in_l2`]), as the outer dim of a permute often does. (Below
+    /// the size, with rows that spread over the L2 sets, the plane stays in the L2 cache and
+    /// the square tiles skip the buffers' cost.)
+    fn packs<W: Word>(&self) -> bool {
+        let (l, size) = (line::<W>(), std::mem::size_of::<W>());
+        if self.src_row != 1 || self.rows < l || self.cols < l {
+            return false;
+        }
+        let bytes = self.rows.saturating_mul(self.cols).saturating_mul(size);
+        let stride = self.src_col.unsigned_abs().saturating_mul(size);
+        bytes >= PACKED_MIN_BYTES || rows_alias_in_l2(stride, tile::<W>().min(self.cols))
     }
 
     /// Walks the `rows x cols` plane in square tiles; inside a tile, `MK x MK` blocks go
@@ -320,6 +359,44 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The packed tiles are taken for large planes and for small ones whose source rows
+    /// alias in the L2 cache, and not for small planes whose rows spread over its sets.
+    #[test]
+    fn packed_tiles_are_chosen_for_large_planes_and_aliasing_rows() {
+        let plane = |rows: usize, cols: usize, src_col: isize| Tile2d {
+            rows,
+            cols,
+            src_row: 1,
+            src_col,
+            dst_row: cols as isize,
+        };
+        // 256 x 256 f32 transposed: 256 KiB, rows 1 KiB apart over 64 sets.
+        assert!(!plane(256, 256, 256).packs::<u32>());
+        // 4096 x 4096 f32 transposed: large.
+        assert!(plane(4096, 4096, 4096).packs::<u32>());
+        // A plane of permute [2, 1, 0] of 256 x 512 x 128 f32: 128 KiB, rows 256 KiB apart,
+        // all in one set; so are its reversed rows.
+        assert!(plane(128, 256, 65536).packs::<u32>());
+        assert!(plane(128, 256, -65536).packs::<u32>());
+        // 16 KiB apart: 4 sets for 64 rows, 16 lines a set.
+        assert!(plane(64, 64, 4096).packs::<u32>());
+        // 4 KiB apart: 16 sets, 4 lines a set.
+        assert!(!plane(64, 64, 1024).packs::<u32>());
+        // As many source rows as the L2 has ways fit whatever the stride; planes below a
+        // packed tile and strided sources never pack.
+        assert!(!plane(64, 8, 65536).packs::<u64>());
+        assert!(plane(64, 9, 65536).packs::<u64>());
+        assert!(!plane(15, 64, 65536).packs::<u32>());
+        assert!(!Tile2d {
+            src_row: 2,
+            ..plane(128, 256, 65536)
+        }
+        .packs::<u32>());
+        assert!(!rows_alias_in_l2(65536, L2_WAYS));
+        assert!(rows_alias_in_l2(65536, L2_WAYS + 1));
+        assert!(!rows_alias_in_l2(0, 64));
     }
 
     #[test]
