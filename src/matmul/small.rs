@@ -120,7 +120,8 @@ unsafe fn tiles<T: Scalar, const FMA: bool>(
     }
 }
 
-/// The tile of C at `(i0, j0)`, `cols <= 2 * COLS` wide, with its width made a constant.
+/// The tile of C at `(i0, j0)`: rows `i0..i0 + rows.min(ROWS)` and columns `j0..j0 + cols`
+/// (`cols <= 2 * COLS`), with its row count and width made constants.
 ///
 /// # Safety
 /// As [`tile`].
@@ -137,42 +138,25 @@ unsafe fn tile_at<T: Scalar, const FMA: bool>(
     j0: usize,
     cols: usize,
 ) {
-    // SAFETY (every arm): forwarded.
+    // One `tile` per row count, for the width `$c`.
+    macro_rules! rows_of {
+        ($c:expr) => {
+            match rows {
+                1 => tile::<T, 1, { $c }, FMA>(k, a, b, c, accumulate, i0, j0, cols),
+                2 => tile::<T, 2, { $c }, FMA>(k, a, b, c, accumulate, i0, j0, cols),
+                3 => tile::<T, 3, { $c }, FMA>(k, a, b, c, accumulate, i0, j0, cols),
+                _ => tile::<T, ROWS, { $c }, FMA>(k, a, b, c, accumulate, i0, j0, cols),
+            }
+        };
+    }
+    // SAFETY: the caller's contract, for `rows` clamped to the tile (every arm).
     unsafe {
         if cols <= COLS / 2 {
-            rows_of::<T, { COLS / 2 }, FMA>(k, a, b, c, accumulate, i0, rows, j0, cols)
+            rows_of!(COLS / 2)
         } else if cols <= COLS {
-            rows_of::<T, COLS, FMA>(k, a, b, c, accumulate, i0, rows, j0, cols)
+            rows_of!(COLS)
         } else {
-            rows_of::<T, { 2 * COLS }, FMA>(k, a, b, c, accumulate, i0, rows, j0, cols)
-        }
-    }
-}
-
-/// [`tile`] for rows `i0..i0 + rows.min(ROWS)`, with the row count made a constant.
-///
-/// # Safety
-/// As [`tile`].
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-unsafe fn rows_of<T: Scalar, const C: usize, const FMA: bool>(
-    k: usize,
-    a: MatRef<T>,
-    b: MatRef<T>,
-    c: MatMut<T>,
-    accumulate: bool,
-    i0: usize,
-    rows: usize,
-    j0: usize,
-    cols: usize,
-) {
-    // SAFETY (every arm): the caller's contract, for `rows` clamped to the tile.
-    unsafe {
-        match rows {
-            1 => tile::<T, 1, C, FMA>(k, a, b, c, accumulate, i0, j0, cols),
-            2 => tile::<T, 2, C, FMA>(k, a, b, c, accumulate, i0, j0, cols),
-            3 => tile::<T, 3, C, FMA>(k, a, b, c, accumulate, i0, j0, cols),
-            _ => tile::<T, ROWS, C, FMA>(k, a, b, c, accumulate, i0, j0, cols),
+            rows_of!(2 * COLS)
         }
     }
 }
