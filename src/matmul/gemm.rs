@@ -52,6 +52,15 @@ impl<T> MatRef<T> {
         self.ptr
             .wrapping_offset(i as isize * self.rs + j as isize * self.cs)
     }
+
+    /// The same matrix read as elements of type `U` (for a caller that knows `T` is `U`).
+    pub(crate) fn cast<U>(self) -> MatRef<U> {
+        MatRef {
+            ptr: self.ptr.cast(),
+            rs: self.rs,
+            cs: self.cs,
+        }
+    }
 }
 
 impl<T> MatMut<T> {
@@ -68,6 +77,15 @@ impl<T> MatMut<T> {
     pub(crate) fn at(self, i: usize, j: usize) -> *mut T {
         self.ptr
             .wrapping_offset(i as isize * self.rs + j as isize * self.cs)
+    }
+
+    /// The same matrix written as elements of type `U` (for a caller that knows `T` is `U`).
+    pub(crate) fn cast<U>(self) -> MatMut<U> {
+        MatMut {
+            ptr: self.ptr.cast(),
+            rs: self.rs,
+            cs: self.cs,
+        }
     }
 }
 

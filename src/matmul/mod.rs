@@ -69,6 +69,8 @@ mod gemm;
 mod int;
 mod kernel;
 mod small;
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+mod small_avx2;
 
 use crate::error::{Error, Result};
 use crate::layout::{broadcast_shapes, coalesce_joint, Dims, Layout};

@@ -6,7 +6,9 @@
 //! the operands' strides in register tiles of up to 4 rows by 4, 8 or 16 columns (in the
 //! accumulator type: f16 and bf16 in f32): each element is summed over `p` in order, a row of
 //! a tile per vector multiply-add (compiled for AVX2 and FMA where the CPU has them), the
-//! rows and vectors of a tile as independent chains.
+//! rows and vectors of a tile as independent chains. For `f32` and `f64` with unit-stride rows
+//! of B, [`super::small_avx2`] computes the full-width column blocks in 6-row tiles of
+//! intrinsics (bit-identical results) and these tiles the columns left over.
 
 use super::gemm::{MatMut, MatRef, Scalar};
 #[cfg(all(target_arch = "x86_64", not(miri)))]
@@ -54,12 +56,14 @@ pub(super) unsafe fn gemm_small<T: Scalar>(
         return unsafe { tiles_avx2(m, n, k, a, b, c, accumulate) };
     }
     // SAFETY: the caller's contract.
-    unsafe { tiles::<T, false>(m, n, k, a, b, c, accumulate) }
+    unsafe { tiles::<T, false>(m, n, k, a, b, c, accumulate, 0) }
 }
 
-/// [`tiles`] compiled with AVX2 and FMA. (A named function rather than
-/// `kernels::dispatch::with_avx2`: the tile loops are too large for LLVM to inline a closure
-/// holding them, and a closure left out of line runs compiled for the baseline target.)
+/// [`tiles`] compiled with AVX2 and FMA, after [`super::small_avx2`]'s tiles have taken every
+/// full-width column block of an `f32` or `f64` product with unit-stride rows of B. (A named
+/// function rather than `kernels::dispatch::with_avx2`: the tile loops are too large for LLVM
+/// to inline a closure holding them, and a closure left out of line runs compiled for the
+/// baseline target.)
 ///
 /// # Safety
 /// As [`gemm_small`], and the CPU has AVX2 and FMA.
@@ -74,16 +78,26 @@ unsafe fn tiles_avx2<T: Scalar>(
     c: MatMut<T>,
     accumulate: bool,
 ) {
-    // SAFETY: the caller's contract.
-    unsafe { tiles::<T, true>(m, n, k, a, b, c, accumulate) }
+    // (Narrower than an f64 tile, C has no full-width block: no need to look.)
+    let done = if b.cs == 1 && n >= COLS {
+        // SAFETY: the caller's contract (this CPU has AVX2 and FMA), with B's rows
+        // unit-stride (just checked).
+        unsafe { simd_columns(m, n, k, a, b, c, accumulate) }
+    } else {
+        0
+    };
+    // SAFETY: the caller's contract; columns `done..n` are a block of C's columns.
+    unsafe { tiles::<T, true>(m, n, k, a, b, c, accumulate, done) }
 }
 
-/// The tile loops of [`gemm_small`].
+/// [`tiles`] compiled with AVX2 and FMA over every column: the generic tiles alone, to test
+/// [`super::small_avx2`]'s against.
 ///
 /// # Safety
-/// As [`gemm_small`].
-#[inline(always)]
-unsafe fn tiles<T: Scalar, const FMA: bool>(
+/// As [`tiles_avx2`].
+#[cfg(all(test, target_arch = "x86_64", not(miri)))]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn generic_avx2<T: Scalar>(
     m: usize,
     n: usize,
     k: usize,
@@ -92,6 +106,26 @@ unsafe fn tiles<T: Scalar, const FMA: bool>(
     c: MatMut<T>,
     accumulate: bool,
 ) {
+    // SAFETY: the caller's contract.
+    unsafe { tiles::<T, true>(m, n, k, a, b, c, accumulate, 0) }
+}
+
+/// The tile loops of [`gemm_small`], over columns `from..n` of C.
+///
+/// # Safety
+/// As [`gemm_small`], `from <= n`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn tiles<T: Scalar, const FMA: bool>(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: MatRef<T>,
+    b: MatRef<T>,
+    c: MatMut<T>,
+    accumulate: bool,
+    from: usize,
+) {
     // Two vectors per row for f32 accumulators (eight independent chains hide the latency
     // of the multiply-add); one for f64, whose accumulators would not fit the registers.
     let step = if size_of::<T::Acc>() == 4 {
@@ -99,10 +133,10 @@ unsafe fn tiles<T: Scalar, const FMA: bool>(
     } else {
         COLS
     };
-    if m == 0 || n == 0 {
+    if m == 0 || n <= from {
         return;
     }
-    if m <= ROWS && n <= step {
+    if from == 0 && m <= ROWS && n <= step {
         // One tile, outside the loops below: LLVM hoists the address arithmetic of every
         // tile shape to the top of the loops, which would cost a 4 x 4 product most of its
         // time.
@@ -111,11 +145,43 @@ unsafe fn tiles<T: Scalar, const FMA: bool>(
         return unsafe { tile_at::<T, FMA>(k, a, b, c, accumulate, 0, m, 0, n) };
     }
     for i0 in (0..m).step_by(ROWS) {
-        for j0 in (0..n).step_by(step) {
+        for j0 in (from..n).step_by(step) {
             let (rows, cols) = (m - i0, (n - j0).min(step));
             // SAFETY: the tile's rows and columns are inside C (and its A rows and B columns
             // inside A and B), as the contract requires of every index below m, n.
             unsafe { tile_at::<T, FMA>(k, a, b, c, accumulate, i0, rows, j0, cols) }
+        }
+    }
+}
+
+/// The full-width column blocks of C through [`super::small_avx2`] when `T` is `f32` or
+/// `f64`: returns how many leading columns of C are done (0 for other types).
+///
+/// # Safety
+/// As [`gemm_small`], B's rows unit-stride, and the CPU has AVX2 and FMA.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[inline(always)]
+unsafe fn simd_columns<T: Scalar>(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: MatRef<T>,
+    b: MatRef<T>,
+    c: MatMut<T>,
+    accumulate: bool,
+) -> usize {
+    use super::small_avx2::{tiles_f32, tiles_f64};
+    use std::any::TypeId;
+    let t = TypeId::of::<T>();
+    // SAFETY: `T` is the type the tiles read and write (the `TypeId` test, decided at compile
+    // time); the rest is the caller's contract.
+    unsafe {
+        if t == TypeId::of::<f32>() {
+            tiles_f32(m, n, k, a.cast(), b.cast(), c.cast(), accumulate)
+        } else if t == TypeId::of::<f64>() {
+            tiles_f64(m, n, k, a.cast(), b.cast(), c.cast(), accumulate)
+        } else {
+            0
         }
     }
 }
@@ -343,11 +409,27 @@ mod tests {
                         unsafe {
                             if portable {
                                 // The loops without FMA, which other CPUs run.
-                                tiles::<T, false>(m, n, k, a, b, c, accumulate)
+                                tiles::<T, false>(m, n, k, a, b, c, accumulate, 0)
                             } else {
                                 gemm_small(m, n, k, a, b, c, accumulate)
                             }
                         };
+                        #[cfg(all(target_arch = "x86_64", not(miri)))]
+                        if !portable && has_avx2_fma() {
+                            // The intrinsics tiles (f32, f64) give the generic tiles' bits.
+                            let mut generic = vec![start; m * n];
+                            let g = MatMut {
+                                ptr: generic.as_mut_ptr(),
+                                ..c
+                            };
+                            // SAFETY: as above; the CPU has AVX2 and FMA (just detected).
+                            unsafe { generic_avx2(m, n, k, a, b, g, accumulate) };
+                            assert!(
+                                bytemuck::cast_slice::<T, u8>(&cv)
+                                    == bytemuck::cast_slice::<T, u8>(&generic),
+                                "{m}x{n}x{k}: the AVX2 tiles differ from the generic ones"
+                            );
+                        }
                         for i in 0..m {
                             for j in 0..n {
                                 let want = (0..k).map(|p| a_at(i, p) * b_at(p, j)).sum::<f64>()
@@ -365,9 +447,9 @@ mod tests {
         }
     }
 
-    /// Every tile shape: 4, 8 and 16 columns wide, whole and ragged, one to four rows, and
-    /// the partial row blocks and column blocks at the edges; f32, f64 and f16 (accumulated
-    /// in f32, rounded once).
+    /// Every tile shape: 4, 8 and 16 columns wide, whole and ragged, one to four rows (one to
+    /// six in the intrinsics tiles), and the partial row blocks and column blocks at the
+    /// edges; f32, f64 and f16 (accumulated in f32, rounded once).
     #[test]
     fn the_direct_path_matches_a_reference() {
         let shapes: &[(usize, usize, usize)] = if cfg!(miri) {
@@ -390,6 +472,15 @@ mod tests {
                 (4, 16, 5),
                 (5, 16, 2),
                 (4, 17, 2),
+                // The intrinsics tiles (f32: 16 columns, f64: 8; up to 6 rows): whole
+                // blocks, every partial row block, and generic columns after them.
+                (6, 16, 4),
+                (7, 32, 3),
+                (12, 48, 5),
+                (11, 8, 3),
+                (13, 40, 7),
+                (64, 64, 9),
+                (10, 17, 0),
                 // Empty C, and an empty sum (C = 0).
                 (0, 4, 3),
                 (3, 0, 2),
