@@ -128,7 +128,7 @@ impl Layout {
                 .checked_mul(shape[d].max(1) as isize)
                 .ok_or_else(overflow)?;
         }
-        Layout::checked(op, shape.to_vec(), strides, 0)
+        Layout::checked(op, shape, &strides, 0)
     }
 
     /// A dense layout of this shape (offset 0) that keeps this layout's memory order: dims

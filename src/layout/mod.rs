@@ -48,6 +48,7 @@ mod explain;
 mod format;
 mod infer;
 mod overlap;
+mod shape_strides;
 mod split;
 mod view;
 mod view_ops;
@@ -59,6 +60,7 @@ pub use infer::infer_shape;
 
 use crate::error::{Error, Result};
 pub(crate) use dims::Dims;
+use shape_strides::ShapeStrides;
 
 /// Shape, strides and offset of a strided view; see the [module docs](self) for its invariants.
 ///
@@ -71,10 +73,12 @@ pub(crate) use dims::Dims;
 /// assert!(!t.is_contiguous());
 /// # Ok::<(), stridex::Error>(())
 /// ```
+// `repr(C)`: the shape and strides first, at a 16-byte boundary of a `Tensor`, the offset
+// last (the reason is at `Tensor`).
 #[derive(Clone, PartialEq, Eq, Hash)]
+#[repr(C)]
 pub struct Layout {
-    shape: Dims<usize>,
-    strides: Dims<isize>,
+    dims: ShapeStrides,
     offset: usize,
 }
 
@@ -83,7 +87,9 @@ impl std::fmt::Debug for Layout {
         write!(
             f,
             "Layout {{ shape: {:?}, strides: {:?}, offset: {} }}",
-            self.shape, self.strides, self.offset
+            self.shape(),
+            self.strides(),
+            self.offset
         )
     }
 }
@@ -138,11 +144,10 @@ impl Layout {
     /// The one constructor: checks every invariant and names `op` in the error.
     pub(crate) fn checked(
         op: &'static str,
-        shape: impl Into<Dims<usize>>,
-        strides: impl Into<Dims<isize>>,
+        shape: &[usize],
+        strides: &[isize],
         offset: usize,
     ) -> Result<Layout> {
-        let (shape, strides) = (shape.into(), strides.into());
         if shape.len() != strides.len() {
             return Err(Error::RankMismatch {
                 op,
@@ -156,13 +161,13 @@ impl Layout {
             shape: shape.to_vec(),
             strides: strides.to_vec(),
         };
-        let numel = checked_numel(&shape).ok_or_else(|| overflow(&shape, &strides))?;
+        let numel = checked_numel(shape).ok_or_else(|| overflow(shape, strides))?;
         if offset > isize::MAX as usize {
-            return Err(overflow(&shape, &strides));
+            return Err(overflow(shape, strides));
         }
         if numel > 0 {
             let (lo, hi) =
-                extent_i128(&shape, &strides, offset).ok_or_else(|| overflow(&shape, &strides))?;
+                extent_i128(shape, strides, offset).ok_or_else(|| overflow(shape, strides))?;
             if lo < 0 {
                 return Err(Error::NegativeOffset {
                     op,
@@ -172,12 +177,11 @@ impl Layout {
                 });
             }
             if hi > isize::MAX as i128 {
-                return Err(overflow(&shape, &strides));
+                return Err(overflow(shape, strides));
             }
         }
         Ok(Layout {
-            shape,
-            strides,
+            dims: ShapeStrides::new(shape, strides),
             offset,
         })
     }
@@ -188,11 +192,11 @@ impl Layout {
     /// unchecked (a debug build checks anyway): the fast path of `transpose`, `permute`,
     /// `squeeze` and `unsqueeze`.
     #[inline]
-    pub(crate) fn rearranged(&self, shape: Dims<usize>, strides: Dims<isize>) -> Layout {
+    pub(crate) fn rearranged(&self, shape: &[usize], strides: &[isize]) -> Layout {
         debug_assert!(
             {
                 let mut a: Vec<usize> = shape.iter().copied().filter(|&d| d != 1).collect();
-                let mut b: Vec<usize> = self.shape.iter().copied().filter(|&d| d != 1).collect();
+                let mut b: Vec<usize> = self.shape().iter().copied().filter(|&d| d != 1).collect();
                 a.sort_unstable();
                 b.sort_unstable();
                 a == b && shape.len() == strides.len()
@@ -200,13 +204,11 @@ impl Layout {
             "a rearrangement keeps the dims"
         );
         debug_assert_eq!(
-            Layout::checked("rearranged", shape.clone(), strides.clone(), self.offset)
-                .map(|l| l.offset_range()),
+            Layout::checked("rearranged", shape, strides, self.offset).map(|l| l.offset_range()),
             Ok(self.offset_range())
         );
         Layout {
-            shape,
-            strides,
+            dims: ShapeStrides::new(shape, strides),
             offset: self.offset,
         }
     }
@@ -215,7 +217,7 @@ impl Layout {
     /// every invariant and addresses only offsets inside this layout's range (or none).
     #[cfg(debug_assertions)]
     pub(crate) fn check_subset(&self, sub: &Layout) {
-        let checked = Layout::checked("subset", sub.shape.clone(), sub.strides.clone(), sub.offset);
+        let checked = Layout::checked("subset", sub.shape(), sub.strides(), sub.offset);
         let inside = checked.is_ok_and(|l| match (l.offset_range(), self.offset_range()) {
             (Some((lo, hi)), Some((slo, shi))) => slo <= lo && hi <= shi,
             (None, _) => true,
@@ -244,9 +246,9 @@ impl Layout {
         };
         checked_numel(shape).ok_or_else(overflow)?;
         // Row-major strides, built in place (sizes of 0 count as 1, as in row_major_strides).
-        let mut strides = Dims::<isize>::zeroed(shape.len());
+        let mut dims = ShapeStrides::with_zero_strides(shape);
         let mut acc: isize = 1;
-        for (s, &d) in strides.iter_mut().zip(shape).rev() {
+        for (s, &d) in dims.parts_mut().1.iter_mut().zip(shape).rev() {
             *s = acc;
             acc = isize::try_from(d.max(1))
                 .ok()
@@ -256,11 +258,7 @@ impl Layout {
         // Invariants without re-checking: the element count fits `isize` (checked above); the
         // strides are positive, and a non-empty row-major layout's highest offset is
         // `numel - 1`, so the extent fits too (an empty one has none to check).
-        Ok(Layout {
-            shape: Dims::from(shape),
-            strides,
-            offset: 0,
-        })
+        Ok(Layout { dims, offset: 0 })
     }
 
     /// The size of each dim.
@@ -272,7 +270,7 @@ impl Layout {
     #[must_use]
     #[inline]
     pub fn shape(&self) -> &[usize] {
-        &self.shape
+        self.dims.shape()
     }
 
     /// The stride of each dim, in elements.
@@ -284,7 +282,7 @@ impl Layout {
     #[must_use]
     #[inline]
     pub fn strides(&self) -> &[isize] {
-        &self.strides
+        self.dims.strides()
     }
 
     /// Storage offset of element `[0, 0, ..]`, in elements.
@@ -309,7 +307,7 @@ impl Layout {
     #[must_use]
     #[inline]
     pub fn ndim(&self) -> usize {
-        self.shape.len()
+        self.dims.rank()
     }
 
     /// Number of elements (1 for a 0-dim layout).
@@ -324,10 +322,10 @@ impl Layout {
     pub fn numel(&self) -> usize {
         // Invariant 2: the product fits, once a size-0 dim has been ruled out (the other
         // sizes of an empty layout may multiply past usize).
-        if self.shape.contains(&0) {
+        if self.shape().contains(&0) {
             0
         } else {
-            self.shape.iter().product()
+            self.shape().iter().product()
         }
     }
 
@@ -349,7 +347,7 @@ impl Layout {
             return true;
         }
         let mut expected: isize = 1;
-        for (&d, &s) in self.shape.iter().zip(&self.strides).rev() {
+        for (&d, &s) in self.shape().iter().zip(self.strides()).rev() {
             if d != 1 {
                 if s != expected {
                     return false;
@@ -377,14 +375,14 @@ impl Layout {
         if self.numel() == 0 {
             return true;
         }
-        let mut dims: Vec<usize> = (0..self.ndim()).filter(|&d| self.shape[d] != 1).collect();
-        dims.sort_by_key(|&d| self.strides[d]);
+        let mut dims: Vec<usize> = (0..self.ndim()).filter(|&d| self.shape()[d] != 1).collect();
+        dims.sort_by_key(|&d| self.strides()[d]);
         let mut expected: isize = 1;
         for d in dims {
-            if self.strides[d] != expected {
+            if self.strides()[d] != expected {
                 return false;
             }
-            expected *= self.shape[d] as isize;
+            expected *= self.shape()[d] as isize;
         }
         true
     }
@@ -439,11 +437,16 @@ impl Layout {
             return Err(Error::IndexRank {
                 op,
                 index: index.to_vec(),
-                shape: self.shape.to_vec(),
+                shape: self.shape().to_vec(),
             });
         }
         let mut off = self.offset as isize;
-        for (dim, ((&i, &d), &s)) in index.iter().zip(&self.shape).zip(&self.strides).enumerate() {
+        for (dim, ((&i, &d), &s)) in index
+            .iter()
+            .zip(self.shape())
+            .zip(self.strides())
+            .enumerate()
+        {
             if i >= d {
                 return Err(Error::IndexOutOfRange {
                     op,
@@ -477,7 +480,7 @@ impl Layout {
         // between the lowest and highest addressed offsets, in `0..=isize::MAX`: each span
         // `(d - 1) * stride` is at most their difference, and no `isize` operation overflows.
         let (mut lo, mut hi) = (self.offset as isize, self.offset as isize);
-        for (&d, &s) in self.shape.iter().zip(self.strides.iter()) {
+        for (&d, &s) in self.shape().iter().zip(self.strides().iter()) {
             let span = (d as isize - 1) * s;
             if span < 0 {
                 lo += span;
@@ -542,8 +545,8 @@ impl Layout {
         let mut order: Vec<usize> = (0..self.ndim()).collect();
         order.sort_by_key(|&d| {
             (
-                self.shape[d] != 1,
-                std::cmp::Reverse(self.strides[d].unsigned_abs()),
+                self.shape()[d] != 1,
+                std::cmp::Reverse(self.strides()[d].unsigned_abs()),
             )
         });
         order
@@ -560,12 +563,11 @@ impl Layout {
     /// ```
     #[must_use]
     pub fn coalesced(&self) -> Layout {
-        let mut shape = self.shape.to_vec();
-        let mut strides = vec![self.strides.to_vec()];
+        let mut shape = self.shape().to_vec();
+        let mut strides = vec![self.strides().to_vec()];
         coalesce_joint(&mut shape, &mut strides);
         Layout {
-            shape: shape.into(),
-            strides: strides.pop().unwrap_or_default().into(),
+            dims: ShapeStrides::new(&shape, &strides.pop().unwrap_or_default()),
             offset: self.offset,
         }
     }

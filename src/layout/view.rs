@@ -70,7 +70,7 @@ impl Layout {
                 }
             })?
         };
-        Layout::checked("view", shape.to_vec(), strides, self.offset())
+        Layout::checked("view", shape, &strides, self.offset())
     }
 }
 

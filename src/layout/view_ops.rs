@@ -43,8 +43,9 @@ impl Layout {
         self.check_dim("transpose", d0)?;
         self.check_dim("transpose", d1)?;
         // Swapping two dims addresses the same offsets: every invariant carries over.
-        self.shape.swap(d0, d1);
-        self.strides.swap(d0, d1);
+        let (shape, strides) = self.dims.parts_mut();
+        shape.swap(d0, d1);
+        strides.swap(d0, d1);
         Ok(())
     }
 
@@ -107,9 +108,9 @@ impl Layout {
                 ndim: n,
             });
         }
-        let shape: Dims<usize> = dims.iter().map(|&d| self.shape[d]).collect();
-        let strides: Dims<isize> = dims.iter().map(|&d| self.strides[d]).collect();
-        Ok(self.rearranged(shape, strides))
+        let shape: Dims<usize> = dims.iter().map(|&d| self.shape()[d]).collect();
+        let strides: Dims<isize> = dims.iter().map(|&d| self.strides()[d]).collect();
+        Ok(self.rearranged(&shape, &strides))
     }
 
     /// Keeps indices `start..start + len` of `dim`.
@@ -134,7 +135,7 @@ impl Layout {
     #[inline]
     pub(crate) fn narrow_in_place(&mut self, dim: usize, start: usize, len: usize) -> Result<()> {
         self.check_dim("narrow", dim)?;
-        let size = self.shape[dim];
+        let size = self.shape()[dim];
         if start.checked_add(len).is_none_or(|end| end > size) {
             return Err(Error::RangeOutOfBounds {
                 op: "narrow",
@@ -146,9 +147,9 @@ impl Layout {
         }
         #[cfg(debug_assertions)]
         let before = self.clone();
-        let delta = start as i128 * self.strides[dim] as i128;
-        self.shape[dim] = len;
-        let empty = len == 0 || self.shape.contains(&0);
+        let delta = start as i128 * self.strides()[dim] as i128;
+        self.dims.parts_mut().0[dim] = len;
+        let empty = len == 0 || self.shape().contains(&0);
         self.offset = shifted(self.offset, delta, empty);
         // A narrowed layout addresses a subset of the offsets it addressed before (or none),
         // so it keeps every invariant without re-checking them; a debug build checks.
@@ -183,7 +184,7 @@ impl Layout {
             return Err(Error::ZeroStep { op: "slice", dim });
         }
         // size <= isize::MAX by invariant 2.
-        let n = self.shape[dim] as isize;
+        let n = self.shape()[dim] as isize;
         let (first, len) = if step > 0 {
             let clamp = |i: isize| if i < 0 { (i + n).max(0) } else { i.min(n) };
             let (s, e) = (clamp(start), clamp(end));
@@ -205,25 +206,25 @@ impl Layout {
             };
             (s, len)
         };
-        let stride = self.strides[dim];
+        let stride = self.strides()[dim];
         let new_stride = match stride.checked_mul(step) {
             Some(s) => s,
             None if len <= 1 => stride,
             None => {
                 return Err(Error::Overflow {
                     op: "slice",
-                    shape: self.shape.to_vec(),
-                    strides: self.strides.to_vec(),
+                    shape: self.shape().to_vec(),
+                    strides: self.strides().to_vec(),
                 })
             }
         };
-        let mut shape = self.shape.clone();
-        let mut strides = self.strides.clone();
+        let mut shape = Dims::from(self.shape());
+        let mut strides = Dims::from(self.strides());
         shape[dim] = len;
         strides[dim] = new_stride;
         let empty = shape.contains(&0);
         let offset = shifted(self.offset, first as i128 * stride as i128, empty);
-        Layout::checked("slice", shape, strides, offset)
+        Layout::checked("slice", &shape, &strides, offset)
     }
 
     /// Index `index` of `dim`, dropping that dim.
@@ -238,7 +239,7 @@ impl Layout {
     /// ```
     pub fn select(&self, dim: usize, index: usize) -> Result<Layout> {
         self.check_dim("select", dim)?;
-        let size = self.shape[dim];
+        let size = self.shape()[dim];
         if index >= size {
             return Err(Error::IndexOutOfRange {
                 op: "select",
@@ -247,12 +248,12 @@ impl Layout {
                 size,
             });
         }
-        let (mut shape, mut strides) = (self.shape.clone(), self.strides.clone());
+        let (mut shape, mut strides) = (Dims::from(self.shape()), Dims::from(self.strides()));
         shape.remove(dim);
         let stride = strides.remove(dim);
         let empty = shape.contains(&0);
         let offset = shifted(self.offset, index as i128 * stride as i128, empty);
-        Layout::checked("select", shape, strides, offset)
+        Layout::checked("select", &shape, &strides, offset)
     }
 
     /// Removes `dim`, which must have size 1.
@@ -267,17 +268,17 @@ impl Layout {
     /// ```
     pub fn squeeze(&self, dim: usize) -> Result<Layout> {
         self.check_dim("squeeze", dim)?;
-        if self.shape[dim] != 1 {
+        if self.shape()[dim] != 1 {
             return Err(Error::SqueezeNonUnit {
                 dim,
-                size: self.shape[dim],
-                shape: self.shape.to_vec(),
+                size: self.shape()[dim],
+                shape: self.shape().to_vec(),
             });
         }
-        let (mut shape, mut strides) = (self.shape.clone(), self.strides.clone());
+        let (mut shape, mut strides) = (Dims::from(self.shape()), Dims::from(self.strides()));
         shape.remove(dim);
         strides.remove(dim);
-        Ok(self.rearranged(shape, strides))
+        Ok(self.rearranged(&shape, &strides))
     }
 
     /// Removes every size-1 dim.
@@ -290,14 +291,10 @@ impl Layout {
     #[must_use]
     pub fn squeeze_all(&self) -> Layout {
         let keep = |&(&d, _): &(&usize, &isize)| d != 1;
-        let pairs = self.shape.iter().zip(&self.strides).filter(keep);
+        let pairs = self.shape().iter().zip(self.strides()).filter(keep);
         let (shape, strides): (Vec<usize>, Vec<isize>) = pairs.map(|(&d, &s)| (d, s)).unzip();
         // Dropping size-1 dims changes neither the element count nor the addressed offsets.
-        Layout {
-            shape: shape.into(),
-            strides: strides.into(),
-            offset: self.offset,
-        }
+        self.rearranged(&shape, &strides)
     }
 
     /// Inserts a size-1 dim at position `dim` (`dim <= ndim`). Its stride is `size * stride` of
@@ -319,15 +316,15 @@ impl Layout {
                 ndim: self.ndim() + 1,
             });
         }
-        let stride = match self.shape.get(dim) {
+        let stride = match self.shape().get(dim) {
             // Any stride is valid for a size-1 dim; fall back to 1 if the product overflows.
-            Some(&d) => self.strides[dim].checked_mul(d as isize).unwrap_or(1),
+            Some(&d) => self.strides()[dim].checked_mul(d as isize).unwrap_or(1),
             None => 1,
         };
-        let (mut shape, mut strides) = (self.shape.clone(), self.strides.clone());
+        let (mut shape, mut strides) = (Dims::from(self.shape()), Dims::from(self.strides()));
         shape.insert(dim, 1);
         strides.insert(dim, stride);
-        Ok(self.rearranged(shape, strides))
+        Ok(self.rearranged(&shape, &strides))
     }
 
     /// Broadcasts to `shape` without copying: size-1 dims may grow and new leading dims may be
@@ -356,20 +353,20 @@ impl Layout {
         };
         let mut strides = vec![0isize; shape.len()];
         for d in 0..n {
-            let (old, new) = (self.shape[d], shape[pad + d]);
+            let (old, new) = (self.shape()[d], shape[pad + d]);
             strides[pad + d] = if old == new {
-                self.strides[d]
+                self.strides()[d]
             } else if old == 1 {
                 0
             } else {
                 return Err(Error::ExpandMismatch {
-                    shape: self.shape.to_vec(),
+                    shape: self.shape().to_vec(),
                     requested: shape.to_vec(),
                     dim: d,
                 });
             };
         }
-        Layout::checked("expand", shape.to_vec(), strides, self.offset)
+        Layout::checked("expand", shape, &strides, self.offset)
     }
 
     /// Reverses `dim`: negative stride, offset moved to the last element of that dim.
@@ -384,8 +381,8 @@ impl Layout {
     /// ```
     pub fn flip(&self, dim: usize) -> Result<Layout> {
         self.check_dim("flip", dim)?;
-        let (size, stride) = (self.shape[dim], self.strides[dim]);
-        let mut strides = self.strides.clone();
+        let (size, stride) = (self.shape()[dim], self.strides()[dim]);
+        let mut strides = Dims::from(self.strides());
         // Only a dim of size <= 1 can carry isize::MIN (invariant 3), and its stride is unread.
         strides[dim] = stride.checked_neg().unwrap_or(stride);
         let empty = self.numel() == 0;
@@ -394,7 +391,7 @@ impl Layout {
             (size as i128 - 1).max(0) * stride as i128,
             empty,
         );
-        Layout::checked("flip", self.shape.clone(), strides, offset)
+        Layout::checked("flip", self.shape(), &strides, offset)
     }
 
     /// Sliding windows along `dim` (PyTorch `Tensor.unfold`): `dim` becomes the window index,
@@ -415,7 +412,7 @@ impl Layout {
         if step == 0 {
             return Err(Error::ZeroStep { op: "unfold", dim });
         }
-        let dim_size = self.shape[dim];
+        let dim_size = self.shape()[dim];
         if size > dim_size {
             return Err(Error::WindowTooLarge {
                 op: "unfold",
@@ -425,11 +422,11 @@ impl Layout {
             });
         }
         let windows = (dim_size - size) / step + 1;
-        let stride = self.strides[dim];
+        let stride = self.strides()[dim];
         let overflow = || Error::Overflow {
             op: "unfold",
-            shape: self.shape.to_vec(),
-            strides: self.strides.to_vec(),
+            shape: self.shape().to_vec(),
+            strides: self.strides().to_vec(),
         };
         let window_stride = match isize::try_from(step)
             .ok()
@@ -439,12 +436,12 @@ impl Layout {
             None if windows == 1 => stride,
             None => return Err(overflow()),
         };
-        let (mut shape, mut strides) = (self.shape.clone(), self.strides.clone());
+        let (mut shape, mut strides) = (Dims::from(self.shape()), Dims::from(self.strides()));
         shape[dim] = windows;
         strides[dim] = window_stride;
         shape.push(size);
         strides.push(stride);
-        Layout::checked("unfold", shape, strides, self.offset)
+        Layout::checked("unfold", &shape, &strides, self.offset)
     }
 
     /// The main diagonal of dims 0 and 1: `diagonal_with(0, 0, 1)`.
@@ -482,18 +479,18 @@ impl Layout {
                 dim: dim1,
             });
         }
-        let (rows, cols) = (self.shape[dim1] as i128, self.shape[dim2] as i128);
+        let (rows, cols) = (self.shape()[dim1] as i128, self.shape()[dim2] as i128);
         let (r0, c0) = if k >= 0 {
             (0, k as i128)
         } else {
             (-(k as i128), 0)
         };
         let len = (rows - r0).min(cols - c0).max(0) as usize;
-        let (s1, s2) = (self.strides[dim1], self.strides[dim2]);
+        let (s1, s2) = (self.strides()[dim1], self.strides()[dim2]);
         let overflow = || Error::Overflow {
             op: "diagonal",
-            shape: self.shape.to_vec(),
-            strides: self.strides.to_vec(),
+            shape: self.shape().to_vec(),
+            strides: self.strides().to_vec(),
         };
         let stride = match s1.checked_add(s2) {
             Some(s) => s,
@@ -503,8 +500,8 @@ impl Layout {
         let mut shape = Vec::with_capacity(self.ndim() - 1);
         let mut strides = Vec::with_capacity(self.ndim() - 1);
         for d in (0..self.ndim()).filter(|&d| d != dim1 && d != dim2) {
-            shape.push(self.shape[d]);
-            strides.push(self.strides[d]);
+            shape.push(self.shape()[d]);
+            strides.push(self.strides()[d]);
         }
         shape.push(len);
         strides.push(stride);
@@ -515,7 +512,7 @@ impl Layout {
             r0 * s1 as i128 + c0 * s2 as i128
         };
         let offset = shifted(self.offset, delta, empty);
-        Layout::checked("diagonal", shape, strides, offset)
+        Layout::checked("diagonal", &shape, &strides, offset)
     }
 
     /// Any shape, strides and offset, checked only against the [invariants](super) (a `Tensor`
@@ -531,7 +528,7 @@ impl Layout {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn as_strided(&self, shape: &[usize], strides: &[isize], offset: usize) -> Result<Layout> {
-        Layout::checked("as_strided", shape.to_vec(), strides.to_vec(), offset)
+        Layout::checked("as_strided", shape, strides, offset)
     }
 
     /// Checks that the layout fits a storage of `storage_len` elements ([`Layout::fits_in`]).
@@ -544,8 +541,8 @@ impl Layout {
                 op,
                 offset: hi,
                 storage_len,
-                shape: self.shape.to_vec(),
-                strides: self.strides.to_vec(),
+                shape: self.shape().to_vec(),
+                strides: self.strides().to_vec(),
             }),
             _ => Ok(()),
         }

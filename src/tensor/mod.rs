@@ -58,7 +58,13 @@ use crate::storage::Storage;
 /// assert_eq!(t.to_vec(), vec![0, 3, 1, 4, 2, 5]);
 /// # Ok::<(), stridex::Error>(())
 /// ```
+// `repr(C)`: the storage pointer first, then the layout in its own field order (see
+// `Layout`), so that moves of a tensor (which LLVM copies in 16-byte pieces from its start)
+// and the word-sized edits of a view op cover the same bytes in the same pieces; with the
+// fields reordered, a view op's one-word edit followed by a 16-byte copy of a piece that
+// straddles it defeats store-to-load forwarding (`t()`: 38 against 28 ns on Zen 3).
 #[derive(Clone)]
+#[repr(C)]
 pub struct Tensor<T: Element> {
     storage: Arc<Storage<T>>,
     layout: Layout,
@@ -177,7 +183,7 @@ impl<T: Element> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn empty_strided(shape: &[usize], strides: &[isize]) -> Result<Tensor<T>> {
-        let layout = Layout::checked("empty_strided", shape.to_vec(), strides.to_vec(), 0)?;
+        let layout = Layout::checked("empty_strided", shape, strides, 0)?;
         let storage = Storage::full(layout.storage_len_needed(), T::zeroed())?;
         Ok(Self::from_parts(Arc::new(storage), layout))
     }
