@@ -149,8 +149,13 @@ impl Layout {
         let before = self.clone();
         let delta = start as i128 * self.strides()[dim] as i128;
         self.dims.parts_mut().0[dim] = len;
-        let empty = len == 0 || self.shape().contains(&0);
-        self.offset = shifted(self.offset, delta, empty);
+        // The shifted offset is an addressed one, so in range, whenever the result has
+        // elements; out of range, the result is empty and keeps its offset (as `shifted`
+        // does, without having to look for a size-0 dim first).
+        let moved = self.offset as i128 + delta;
+        if (0..=isize::MAX as i128).contains(&moved) {
+            self.offset = moved as usize;
+        }
         // A narrowed layout addresses a subset of the offsets it addressed before (or none),
         // so it keeps every invariant without re-checking them; a debug build checks.
         #[cfg(debug_assertions)]
