@@ -5,15 +5,16 @@ use super::dims::Dims;
 use super::Layout;
 use crate::error::{Error, Result};
 
-/// `offset + delta` for a result with `empty == false` (then it is an addressed offset, so in
-/// range by invariant 3); an empty result keeps `offset` when the shifted one would leave
-/// `0..=isize::MAX`, since it addresses nothing.
-fn shifted(offset: usize, delta: i128, empty: bool) -> usize {
+/// `offset + delta`, or `offset` itself when that leaves `0..=isize::MAX`. A result with
+/// elements starts at an element of its input, an addressed offset, so it is in range
+/// (invariant 3) and always shifts; only an empty result can fall outside, and it keeps
+/// `offset`, since it addresses nothing. (So no caller has to look for a size-0 dim first.)
+fn shifted(offset: usize, delta: i128) -> usize {
     let moved = offset as i128 + delta;
-    if empty && !(0..=isize::MAX as i128).contains(&moved) {
-        offset
-    } else {
+    if (0..=isize::MAX as i128).contains(&moved) {
         moved as usize
+    } else {
+        offset
     }
 }
 
@@ -149,13 +150,7 @@ impl Layout {
         let before = self.clone();
         let delta = start as i128 * self.strides()[dim] as i128;
         self.dims.parts_mut().0[dim] = len;
-        // The shifted offset is an addressed one, so in range, whenever the result has
-        // elements; out of range, the result is empty and keeps its offset (as `shifted`
-        // does, without having to look for a size-0 dim first).
-        let moved = self.offset as i128 + delta;
-        if (0..=isize::MAX as i128).contains(&moved) {
-            self.offset = moved as usize;
-        }
+        self.offset = shifted(self.offset, delta);
         // A narrowed layout addresses a subset of the offsets it addressed before (or none),
         // so it keeps every invariant without re-checking them; a debug build checks.
         #[cfg(debug_assertions)]
@@ -227,8 +222,7 @@ impl Layout {
         let mut strides = Dims::from(self.strides());
         shape[dim] = len;
         strides[dim] = new_stride;
-        let empty = shape.contains(&0);
-        let offset = shifted(self.offset, first as i128 * stride as i128, empty);
+        let offset = shifted(self.offset, first as i128 * stride as i128);
         Layout::checked("slice", &shape, &strides, offset)
     }
 
@@ -256,8 +250,7 @@ impl Layout {
         let (mut shape, mut strides) = (Dims::from(self.shape()), Dims::from(self.strides()));
         shape.remove(dim);
         let stride = strides.remove(dim);
-        let empty = shape.contains(&0);
-        let offset = shifted(self.offset, index as i128 * stride as i128, empty);
+        let offset = shifted(self.offset, index as i128 * stride as i128);
         Layout::checked("select", &shape, &strides, offset)
     }
 
@@ -390,12 +383,7 @@ impl Layout {
         let mut strides = Dims::from(self.strides());
         // Only a dim of size <= 1 can carry isize::MIN (invariant 3), and its stride is unread.
         strides[dim] = stride.checked_neg().unwrap_or(stride);
-        let empty = self.numel() == 0;
-        let offset = shifted(
-            self.offset,
-            (size as i128 - 1).max(0) * stride as i128,
-            empty,
-        );
+        let offset = shifted(self.offset, (size as i128 - 1).max(0) * stride as i128);
         Layout::checked("flip", self.shape(), &strides, offset)
     }
 
@@ -510,13 +498,12 @@ impl Layout {
         }
         shape.push(len);
         strides.push(stride);
-        let empty = shape.contains(&0);
         let delta = if len == 0 {
             0
         } else {
             r0 * s1 as i128 + c0 * s2 as i128
         };
-        let offset = shifted(self.offset, delta, empty);
+        let offset = shifted(self.offset, delta);
         Layout::checked("diagonal", &shape, &strides, offset)
     }
 

@@ -53,23 +53,24 @@ pub(super) unsafe fn gemm_small<T: Scalar>(
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     if has_avx2_fma() {
         // SAFETY: the CPU has AVX2 and FMA (just detected); the rest is the caller's contract.
-        return unsafe { tiles_avx2(m, n, k, a, b, c, accumulate) };
+        return unsafe { tiles_avx2::<T, true>(m, n, k, a, b, c, accumulate) };
     }
     // SAFETY: the caller's contract.
     unsafe { tiles::<T, false>(m, n, k, a, b, c, accumulate, 0) }
 }
 
-/// [`tiles`] compiled with AVX2 and FMA, after [`super::small_avx2`]'s tiles have taken every
-/// full-width column block of an `f32` or `f64` product with unit-stride rows of B. (A named
-/// function rather than `kernels::dispatch::with_avx2`: the tile loops are too large for LLVM
-/// to inline a closure holding them, and a closure left out of line runs compiled for the
-/// baseline target.)
+/// [`tiles`] compiled with AVX2 and FMA; with `SIMD`, after [`super::small_avx2`]'s tiles
+/// have taken every full-width column block of an `f32` or `f64` product with unit-stride
+/// rows of B (`SIMD = false`, the generic tiles alone, is what the tests compare them with).
+/// (A named function rather than `kernels::dispatch::with_avx2`: the tile loops are too large
+/// for LLVM to inline a closure holding them, and a closure left out of line runs compiled
+/// for the baseline target.)
 ///
 /// # Safety
 /// As [`gemm_small`], and the CPU has AVX2 and FMA.
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 #[target_feature(enable = "avx2,fma")]
-unsafe fn tiles_avx2<T: Scalar>(
+unsafe fn tiles_avx2<T: Scalar, const SIMD: bool>(
     m: usize,
     n: usize,
     k: usize,
@@ -79,7 +80,7 @@ unsafe fn tiles_avx2<T: Scalar>(
     accumulate: bool,
 ) {
     // (Narrower than an f64 tile, C has no full-width block: no need to look.)
-    let done = if b.cs == 1 && n >= COLS {
+    let done = if SIMD && b.cs == 1 && n >= COLS {
         // SAFETY: the caller's contract (this CPU has AVX2 and FMA), with B's rows
         // unit-stride (just checked).
         unsafe { simd_columns(m, n, k, a, b, c, accumulate) }
@@ -88,26 +89,6 @@ unsafe fn tiles_avx2<T: Scalar>(
     };
     // SAFETY: the caller's contract; columns `done..n` are a block of C's columns.
     unsafe { tiles::<T, true>(m, n, k, a, b, c, accumulate, done) }
-}
-
-/// [`tiles`] compiled with AVX2 and FMA over every column: the generic tiles alone, to test
-/// [`super::small_avx2`]'s against.
-///
-/// # Safety
-/// As [`tiles_avx2`].
-#[cfg(all(test, target_arch = "x86_64", not(miri)))]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn generic_avx2<T: Scalar>(
-    m: usize,
-    n: usize,
-    k: usize,
-    a: MatRef<T>,
-    b: MatRef<T>,
-    c: MatMut<T>,
-    accumulate: bool,
-) {
-    // SAFETY: the caller's contract.
-    unsafe { tiles::<T, true>(m, n, k, a, b, c, accumulate, 0) }
 }
 
 /// The tile loops of [`gemm_small`], over columns `from..n` of C.
@@ -423,7 +404,7 @@ mod tests {
                                 ..c
                             };
                             // SAFETY: as above; the CPU has AVX2 and FMA (just detected).
-                            unsafe { generic_avx2(m, n, k, a, b, g, accumulate) };
+                            unsafe { tiles_avx2::<T, false>(m, n, k, a, b, g, accumulate) };
                             assert!(
                                 bytemuck::cast_slice::<T, u8>(&cv)
                                     == bytemuck::cast_slice::<T, u8>(&generic),
