@@ -78,7 +78,7 @@ pub trait Accum: num_traits::Float + Default + Debug + Send + Sync + 'static {
     /// Every kernel this CPU can run, the portable one first, the widest last.
     fn kernels() -> Vec<Kernel<Self>>;
     /// The kernel products use on this CPU (chosen once): the widest it can run, except that
-    /// AVX-512 is passed over where [`x86::avx512_is_split`] says its 512-bit multiply-adds
+    /// AVX-512 is passed over where `x86::avx512_is_split` says its 512-bit multiply-adds
     /// run as two 256-bit halves, so it cannot beat AVX2 (see the `avx512` feature's note in
     /// the crate docs).
     fn best_kernel() -> Kernel<Self>;
