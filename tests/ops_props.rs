@@ -485,3 +485,40 @@ fn no_op_copies_an_operand() {
     });
     assert_eq!(report.count(), 0, "{:?}", report.events());
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(64)
+    ))]
+
+    /// Sums and means over the last dim of small row-major tensors (the direct path, AVX2
+    /// intrinsics for `f32` / `f64` rows) give the bits the planned path gives for the same
+    /// rows in a narrowed view, which the direct path declines (its rows are not adjacent).
+    #[test]
+    fn small_row_sums_match_the_planned_path(
+        rows in 1usize..=20,
+        len in 2usize..=600,
+        pad in 1usize..=3,
+        seed in any::<u64>(),
+    ) {
+        let mut s = seed | 1;
+        let mut next = move || {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            // Magnitudes from 1e-3 to 1e3 and both signs, so every reordering rounds.
+            let m = ((s >> 11) as f64 / (1u64 << 53) as f64) * 6.0 - 3.0;
+            if s >> 63 == 1 { 10f64.powf(m) } else { -(10f64.powf(m)) }
+        };
+        let wide: Vec<f64> = (0..rows * (len + pad)).map(|_| next()).collect();
+        let view = Tensor::from_vec(wide, &[rows, len + pad]).unwrap().narrow(1, 0, len).unwrap();
+        let dense = view.contiguous();
+        // One row is contiguous whatever its stride: both sides then take the direct path.
+        prop_assert!((rows == 1 || !view.is_contiguous()) && dense.is_contiguous());
+        let bits64 = |t: Tensor<f64>| t.to_vec().into_iter().map(f64::to_bits).collect::<Vec<_>>();
+        let bits32 = |t: Tensor<f32>| t.to_vec().into_iter().map(f32::to_bits).collect::<Vec<_>>();
+        prop_assert_eq!(bits64(dense.sum_dim(1, false).unwrap()), bits64(view.sum_dim(1, false).unwrap()));
+        prop_assert_eq!(bits64(dense.mean_dim(1, true).unwrap()), bits64(view.mean_dim(1, true).unwrap()));
+        let (view, dense) = (view.cast::<f32>(), dense.cast::<f32>());
+        prop_assert_eq!(bits32(dense.sum_dim(1, false).unwrap()), bits32(view.sum_dim(1, false).unwrap()));
+        prop_assert_eq!(bits32(dense.mean_dim(1, false).unwrap()), bits32(view.mean_dim(1, false).unwrap()));
+    }
+}

@@ -3,7 +3,9 @@
 //! - [`walk`]: loop nests over strided offsets (the odometer every kernel shares).
 //! - [`copy`]: the strided copy behind `contiguous()`, `reshape()`'s copy and `to_vec()`.
 //! - [`elementwise`]: runs an elementwise plan of the iteration engine (`crate::iter`).
-//! - [`reduce`]: runs a reduction plan, with [`reducers`] saying what is accumulated.
+//! - [`reduce`]: runs a reduction plan, with [`reducers`] saying what is accumulated;
+//!   [`reduce_small`]: the direct path for small row-major inputs, whose short-row sums take
+//!   AVX2 intrinsics (`row_sums_avx2`).
 //! - [`inplace`]: writes through a mutable view (fill, copy from a source, in-place updates).
 //! - [`assemble`]: `cat` and `pad` into a fresh tensor, one pass per part.
 //! - [`exp`]: a vectorisable `e^x`; [`softmax`]: softmax / log-softmax / logsumexp along a dim;
@@ -24,6 +26,8 @@ pub(crate) mod parallel;
 pub(crate) mod reduce;
 pub(crate) mod reduce_small;
 pub(crate) mod reducers;
+#[cfg(target_arch = "x86_64")]
+mod row_sums_avx2;
 pub(crate) mod scan;
 pub(crate) mod softmax;
 pub(crate) mod tile;

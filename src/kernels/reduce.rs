@@ -269,17 +269,135 @@ unsafe fn leaf<T: Element, R: Reducer<T>, const M: usize>(
             col = 0;
             advance_offsets(&mut index, &space.shape, &space.strides, &mut off);
         }
-        lanes.map(|mut l| {
-            let mut width = LANES;
-            while width > 1 {
-                width /= 2;
-                for k in 0..width {
-                    l[k] = r.combine(l[k], l[k + width]);
+        lanes.map(|l| combine_lanes(r, l))
+    })
+}
+
+/// One output's [`LANES`] accumulators combined pairwise: lane `k` with lane `k + width / 2`
+/// for width 8, 4, 2. Every path of the inner kernel ends a leaf with this.
+#[inline(always)]
+fn combine_lanes<T: Element, R: Reducer<T>>(r: &R, mut l: [R::Acc; LANES]) -> R::Acc {
+    let mut width = LANES;
+    while width > 1 {
+        width /= 2;
+        for k in 0..width {
+            l[k] = r.combine(l[k], l[k + width]);
+        }
+    }
+    l[0]
+}
+
+/// Longest row [`reduce_rows`] takes: a row that is one leaf of the inner kernel's tree.
+pub(super) const ROW_LEAF: usize = LEAF;
+
+/// Reduces each of `rows` contiguous rows of `len` elements, row `i` starting at
+/// `input + i * len`, into `out[i]`: what the inner kernel computes for a plan whose reduced
+/// loop is one run of `len` unit-stride elements (`tree` over `Reduced { run: (len, 1, 1) }`),
+/// bit for bit, without its per-group set-up. Each row is folded into its own [`LANES`]
+/// accumulators, element `j` into lane `j % LANES`, then [`combine_lanes`]; four rows are
+/// folded side by side, each in named accumulators of its own, so the compiler gives every
+/// row whole vector registers (a `[[_; LANES]; 4]` array was split into halves and reloaded
+/// through the stack).
+///
+/// # Safety
+/// `1 <= len <= ROW_LEAF`; the `rows * len` elements from `input` are readable and
+/// initialized, and `out` is valid for `rows` writes.
+pub(super) unsafe fn reduce_rows<T: Element, R: Reducer<T>>(
+    r: &R,
+    input: *const T,
+    len: usize,
+    rows: usize,
+    out: *mut R::Out,
+) {
+    debug_assert!((1..=ROW_LEAF).contains(&len));
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    if R::ADDS && super::dispatch::has_avx2_fma() {
+        use super::row_sums_avx2::{row_sums_f32, row_sums_f64};
+        use std::any::TypeId;
+        let (t, acc) = (TypeId::of::<T>(), TypeId::of::<R::Acc>());
+        // SAFETY: `T` and `R::Acc` are both `f32` (or both `f64`, below) by the `TypeId`
+        // tests, so the casts and `transmute_copy` are identities; the CPU has AVX2 and FMA;
+        // the rows are readable and `out` takes `rows` writes (contract). With `R::ADDS` the
+        // intrinsics' additions are `r`'s folds and combines, in the same order.
+        unsafe {
+            let put = |i: usize, acc: R::Acc| out.add(i).write(r.finish(acc, len));
+            if t == TypeId::of::<f32>() && acc == t {
+                row_sums_f32(input.cast(), len, rows, |i, s| {
+                    put(i, std::mem::transmute_copy(&s))
+                });
+                return;
+            }
+            if t == TypeId::of::<f64>() && acc == t {
+                row_sums_f64(input.cast(), len, rows, |i, s| {
+                    put(i, std::mem::transmute_copy(&s))
+                });
+                return;
+            }
+        }
+    }
+    let full = len - len % LANES;
+    // Folds `x` (`len` elements) into `acc` from element `from`, lane `j % LANES` each.
+    #[inline(always)]
+    fn fold_row<T: Element, R: Reducer<T>>(r: &R, acc: &mut [R::Acc; LANES], x: &[T], from: usize) {
+        for (k, &v) in x[from..].iter().enumerate() {
+            acc[k] = r.fold(acc[k], v, from + k);
+        }
+    }
+    #[inline(always)]
+    fn fold8<T: Element, R: Reducer<T>>(
+        r: &R,
+        a: [R::Acc; LANES],
+        c: [T; LANES],
+        j: usize,
+    ) -> [R::Acc; LANES] {
+        std::array::from_fn(|k| r.fold(a[k], c[k], j + k))
+    }
+    // Compiled for AVX2 where the CPU has it; the same operations in the same order either
+    // way (kernels::dispatch).
+    with_avx2(|| {
+        // SAFETY: row `i < rows` is `len` readable, initialized elements (contract).
+        let row = |i: usize| unsafe { std::slice::from_raw_parts(input.add(i * len), len) };
+        let mut i = 0;
+        while rows - i >= GROUP {
+            let (x0, x1, x2, x3) = (row(i), row(i + 1), row(i + 2), row(i + 3));
+            let (mut a0, mut a1, mut a2, mut a3) = (
+                [r.identity(); LANES],
+                [r.identity(); LANES],
+                [r.identity(); LANES],
+                [r.identity(); LANES],
+            );
+            for j in (0..full).step_by(LANES) {
+                let chunk = |x: &[T]| -> [T; LANES] { x[j..j + LANES].try_into().expect("LANES") };
+                let (c0, c1, c2, c3) = (chunk(x0), chunk(x1), chunk(x2), chunk(x3));
+                a0 = fold8(r, a0, c0, j);
+                a1 = fold8(r, a1, c1, j);
+                a2 = fold8(r, a2, c2, j);
+                a3 = fold8(r, a3, c3, j);
+            }
+            fold_row(r, &mut a0, x0, full);
+            fold_row(r, &mut a1, x1, full);
+            fold_row(r, &mut a2, x2, full);
+            fold_row(r, &mut a3, x3, full);
+            for (k, a) in [a0, a1, a2, a3].into_iter().enumerate() {
+                // SAFETY: `i + k < rows` (contract).
+                unsafe { out.add(i + k).write(r.finish(combine_lanes(r, a), len)) };
+            }
+            i += GROUP;
+        }
+        while i < rows {
+            let x = row(i);
+            let mut a = [r.identity(); LANES];
+            for j in (0..full).step_by(LANES) {
+                for k in 0..LANES {
+                    a[k] = r.fold(a[k], x[j + k], j + k);
                 }
             }
-            l[0]
-        })
-    })
+            fold_row(r, &mut a, x, full);
+            // SAFETY: `i < rows` (contract).
+            unsafe { out.add(i).write(r.finish(combine_lanes(r, a), len)) };
+            i += 1;
+        }
+    });
 }
 
 /// Folds `len` elements at each of `runs` (stride `stride`) into that run's lanes, element

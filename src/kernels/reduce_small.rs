@@ -5,7 +5,8 @@
 //! row-major input reduced over one dim `d` is always the same loop nest, `[outer, len,
 //! inner]` with `len` the reduced size, so this path reads it straight off the shape and calls
 //! the planned kernels' own folds ([`tree`] for `inner == 1`, [`row_tree`] otherwise) with
-//! the space the plan would have built. Results, output layout included, are bit-identical
+//! the space the plan would have built, or, for rows short enough to be one leaf of `tree`,
+//! [`reduce_rows`], which folds them in `tree`'s order without its per-group set-up. Results, output layout included, are bit-identical
 //! to the planned path's; the tests below compare the two on every shape they try.
 
 use crate::element::Element;
@@ -13,7 +14,7 @@ use crate::error::Result;
 use crate::layout::Layout;
 use crate::storage::Storage;
 
-use super::reduce::{row_tree, tree, Reduced, Rows, GROUP};
+use super::reduce::{reduce_rows, row_tree, tree, Reduced, Rows, GROUP, ROW_LEAF};
 use super::reducers::Reducer;
 
 /// Largest input, in elements, the direct path takes: far below the size at which the planned
@@ -88,7 +89,11 @@ fn run<T: Element, R: Reducer<T>>(
     // The row-major input is `outer` blocks of `len * inner` elements from `input`; element
     // `(k, i, w)` is at `(k * len + i) * inner + w`, inside the storage (the layout fits), and
     // its output element `k * inner + w` is below `n_out`, the fresh allocation's length.
-    if inner == 1 {
+    if inner == 1 && len <= ROW_LEAF {
+        // SAFETY: the `outer` rows of `len <= ROW_LEAF` elements from `input` are the input
+        // (above), and `out` holds `n_out = outer` elements.
+        unsafe { reduce_rows(r, input, len, outer, out) };
+    } else if inner == 1 {
         // What the plan builds here: one reduced run of `len` contiguous elements per output.
         let space = Reduced {
             shape: Vec::new(),
@@ -211,6 +216,17 @@ mod tests {
             &[1, 40, 70],
             &[2, 3, 4, 5],
             &[2, 2, 1, 3],
+            // Rows for the intrinsics: every residue of the row length mod 8 and of the row
+            // count mod 4, the longest row they take (512) and one past it.
+            &[64, 64],
+            &[5, 8],
+            &[6, 15],
+            &[7, 17],
+            &[3, 30],
+            &[9, 511],
+            &[4, 512],
+            &[3, 513],
+            &[2, 3, 12],
         ];
         // Under Miri, which interprets every addition, the small shapes only.
         let shapes: Vec<&[usize]> = shapes
@@ -231,6 +247,20 @@ mod tests {
                 })
                 .collect();
             let storage = Storage::from_slice(&data).unwrap();
+            // The same values in `f64`, with room for `f64`'s rounding: the 1e16 swallows
+            // small terms in some lanes and not in others.
+            let wide: Vec<f64> = data
+                .iter()
+                .enumerate()
+                .map(|(i, &x)| {
+                    if i % 13 == 4 {
+                        1e16
+                    } else {
+                        f64::from(x) / 3.0
+                    }
+                })
+                .collect();
+            let wide = Storage::from_slice(&wide).unwrap();
             // Offsets 0 and 3: the row-major view may start anywhere.
             for offset in [0, 3] {
                 let l = Layout::contiguous(shape).unwrap();
@@ -241,6 +271,8 @@ mod tests {
                         assert_eq!(took, size >= 2 && n <= SMALL_REDUCE);
                         taken += usize::from(took);
                         same(&storage, &layout, dim, keepdim, &Mean);
+                        same(&wide, &layout, dim, keepdim, &Sum);
+                        same(&wide, &layout, dim, keepdim, &Mean);
                         same(&storage, &layout, dim, keepdim, &Extreme::<true>);
                         same(&storage, &layout, dim, keepdim, &ArgExtreme::<false>);
                     }

@@ -13,9 +13,13 @@ use crate::scalar::Numeric;
 /// A fold over elements of type `T`; see the [module docs](self).
 pub(crate) trait Reducer<T: Element>: Sync {
     /// The running state.
-    type Acc: Copy + Send + Sync;
+    type Acc: Copy + Send + Sync + 'static;
     /// The result element type.
     type Out: Element;
+    /// Whether `identity` is zero, `fold(acc, x, _)` is `acc + x` (once `x` is in `Acc`) and
+    /// `combine(a, b)` is `a + b`: then a kernel may fold with vector additions of its own,
+    /// in the same order, where `T` and `Acc` are the same float type.
+    const ADDS: bool = false;
 
     /// The state before any element (never finished: empty reductions are handled before).
     fn identity(&self) -> Self::Acc;
@@ -33,6 +37,7 @@ pub(crate) struct Sum;
 impl<T: Numeric> Reducer<T> for Sum {
     type Acc = T::Acc;
     type Out = T;
+    const ADDS: bool = true;
 
     #[inline(always)]
     fn identity(&self) -> T::Acc {
@@ -59,6 +64,7 @@ pub(crate) struct Mean;
 impl<T: Numeric> Reducer<T> for Mean {
     type Acc = T::Acc;
     type Out = T;
+    const ADDS: bool = true;
 
     #[inline(always)]
     fn identity(&self) -> T::Acc {
@@ -240,7 +246,7 @@ pub(crate) struct LogSumExp<C>(pub(crate) std::marker::PhantomData<C>);
 impl<T, C> Reducer<T> for LogSumExp<C>
 where
     T: Element + Float,
-    C: Float + Send + Sync,
+    C: Float + Send + Sync + 'static,
 {
     type Acc = (C, C);
     type Out = T;
@@ -302,7 +308,7 @@ pub(crate) struct SquareSum<C>(pub(crate) std::marker::PhantomData<C>);
 impl<T, C> Reducer<T> for SquareSum<C>
 where
     T: Element + Float,
-    C: Float + Send + Sync,
+    C: Float + Send + Sync + 'static,
 {
     type Acc = C;
     type Out = T;
