@@ -372,8 +372,9 @@ fn with_threads<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
 
 #[test]
 fn parallel_elementwise_ops_match_serial_and_reference() {
-    // Above the parallel threshold, with a transposed (tiled) and a broadcast operand.
-    let (r, c) = (300, 257);
+    // Above the parallel threshold (2^17 elements), with a transposed (tiled) and a
+    // broadcast operand.
+    let (r, c) = (600, 257);
     let a = Tensor::from_vec((0..r * c).map(|i| (i % 1009) as f32).collect(), &[r, c]).unwrap();
     let b = Tensor::from_vec((0..r * c).map(|i| (i % 17) as f32).collect(), &[c, r]).unwrap();
     let bt = b.t().unwrap();
