@@ -1,4 +1,5 @@
-//! Small tensors, where the fixed cost of a call dominates: view ops, a transposed copy,
+//! Small tensors, where the fixed cost of a call dominates: view ops (owned and borrowed), a
+//! transposed copy,
 //! `&a + &a`, `sum_dim` and `matmul` on n x n f32 for n = 4, 16, 64, 256, beside ndarray with a
 //! dynamic rank (`ArrayD`) and a static one (`Array2`). `cargo bench --bench small`; the bench
 //! report example prints the same cases as one table of ns per call and ratios.
@@ -19,6 +20,15 @@ fn small(c: &mut Criterion) {
         g.bench_function(BenchmarkId::new("views", "stridex"), |b| {
             b.iter(|| {
                 black_box(&a)
+                    .narrow(0, 1, n - 1)
+                    .and_then(|v| v.t())
+                    .unwrap()
+            })
+        });
+        g.bench_function(BenchmarkId::new("views", "stridex borrowed"), |b| {
+            b.iter(|| {
+                black_box(&a)
+                    .as_view()
                     .narrow(0, 1, n - 1)
                     .and_then(|v| v.t())
                     .unwrap()

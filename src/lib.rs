@@ -171,6 +171,8 @@
 //! - [`error`]: the error type.
 //! - [`audit`]: counting, locating and forbidding copies.
 //! - [`tensor_mut`]: [`TensorMut`], the mutable view, and the rules for writing.
+//! - [`tensor_view`]: [`TensorView`], the borrowed read-only view: view ops without
+//!   reference counting.
 //! - [`matmul`]: matrix products of strided operands, and the element types they support.
 //! - `interop` (with the `ndarray`, `npy`, `safetensors` or `serde` feature): zero-copy views
 //!   for ndarray, files and serialization.
@@ -196,6 +198,7 @@ pub mod scalar;
 pub mod storage;
 mod tensor;
 pub mod tensor_mut;
+pub mod tensor_view;
 
 pub use element::{DType, Element};
 pub use error::{Error, Result};
@@ -206,6 +209,7 @@ pub use scalar::Numeric;
 pub use storage::Storage;
 pub use tensor::{Iter, Norm, NormOrder, Tensor};
 pub use tensor_mut::TensorMut;
+pub use tensor_view::TensorView;
 
 /// The README's examples, compiled and run as doc tests.
 #[cfg(doctest)]

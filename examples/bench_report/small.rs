@@ -122,6 +122,21 @@ pub fn table() -> String {
             }),
         );
         push(
+            "as_view().narrow(0, 1, n-1) then t() (borrowed views)",
+            &mut || {
+                let v = black_box(&a).as_view();
+                black_box(v.narrow(0, 1, n - 1).and_then(|v| v.t()).ok());
+            },
+            Some(&mut || {
+                let v = black_box(&d).slice_axis(Axis(0), (1..n).into());
+                black_box(v.reversed_axes());
+            }),
+            Some(&mut || {
+                let v = black_box(&s).slice_axis(Axis(0), (1..n).into());
+                black_box(v.reversed_axes());
+            }),
+        );
+        push(
             "a.t().contiguous()",
             &mut || {
                 black_box(black_box(&a).t().map(|t| t.contiguous()).ok());

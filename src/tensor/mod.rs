@@ -72,7 +72,7 @@ pub struct Tensor<T: Element> {
 
 impl<T: Element> Tensor<T> {
     /// Wraps a layout that is known to fit `storage` (the tensor invariant).
-    fn from_parts(storage: Arc<Storage<T>>, layout: Layout) -> Tensor<T> {
+    pub(crate) fn from_parts(storage: Arc<Storage<T>>, layout: Layout) -> Tensor<T> {
         debug_assert!(layout.fits_in(storage.len()));
         Tensor { storage, layout }
     }
