@@ -107,19 +107,23 @@ pub fn table() -> String {
                 });
             }
         };
+        // ndarray's views borrow: the same closures stand beside stridex's owned views and
+        // its borrowed ones.
+        let mut nd_dynamic = || {
+            let v = black_box(&d).slice_axis(Axis(0), (1..n).into());
+            black_box(v.reversed_axes());
+        };
+        let mut nd_fixed = || {
+            let v = black_box(&s).slice_axis(Axis(0), (1..n).into());
+            black_box(v.reversed_axes());
+        };
         push(
             "narrow(0, 1, n-1) then t() (views only)",
             &mut || {
                 black_box(black_box(&a).narrow(0, 1, n - 1).and_then(|v| v.t()).ok());
             },
-            Some(&mut || {
-                let v = black_box(&d).slice_axis(Axis(0), (1..n).into());
-                black_box(v.reversed_axes());
-            }),
-            Some(&mut || {
-                let v = black_box(&s).slice_axis(Axis(0), (1..n).into());
-                black_box(v.reversed_axes());
-            }),
+            Some(&mut nd_dynamic),
+            Some(&mut nd_fixed),
         );
         push(
             "as_view().narrow(0, 1, n-1) then t() (borrowed views)",
@@ -127,14 +131,8 @@ pub fn table() -> String {
                 let v = black_box(&a).as_view();
                 black_box(v.narrow(0, 1, n - 1).and_then(|v| v.t()).ok());
             },
-            Some(&mut || {
-                let v = black_box(&d).slice_axis(Axis(0), (1..n).into());
-                black_box(v.reversed_axes());
-            }),
-            Some(&mut || {
-                let v = black_box(&s).slice_axis(Axis(0), (1..n).into());
-                black_box(v.reversed_axes());
-            }),
+            Some(&mut nd_dynamic),
+            Some(&mut nd_fixed),
         );
         push(
             "a.t().contiguous()",
