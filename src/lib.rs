@@ -150,7 +150,8 @@
 //! - `avx512` (needs Rust 1.89): AVX-512F matmul kernels, chosen at run time on CPUs that
 //!   have them and whose vector units are 512 bits wide. On AMD Zen 4, which splits each
 //!   512-bit multiply-add into two 256-bit halves, they measured no faster than the AVX2
-//!   kernels (1024³ `f32`, one thread: 96-102 against 99-100 GFLOP/s), so the AVX2 kernels
+//!   kernels, even with their blocking retuned for it (1024³ `f32`, one thread: 96-102
+//!   against 99-100 GFLOP/s), so the AVX2 kernels
 //!   stay in use there. That parity, and the minimum Rust version the intrinsics need, are
 //!   why the feature is not on by default; the element-wise and copy kernels have no
 //!   AVX-512 variant (compiling them for AVX-512 measured no steady gain on Zen 4 either).

@@ -497,7 +497,7 @@ proptest! {
     /// rows in a narrowed view, which the direct path declines (its rows are not adjacent).
     #[test]
     fn small_row_sums_match_the_planned_path(
-        rows in 1usize..=20,
+        rows in 2usize..=20,
         len in 2usize..=600,
         pad in 1usize..=3,
         seed in any::<u64>(),
@@ -512,8 +512,7 @@ proptest! {
         let wide: Vec<f64> = (0..rows * (len + pad)).map(|_| next()).collect();
         let view = Tensor::from_vec(wide, &[rows, len + pad]).unwrap().narrow(1, 0, len).unwrap();
         let dense = view.contiguous();
-        // One row is contiguous whatever its stride: both sides then take the direct path.
-        prop_assert!((rows == 1 || !view.is_contiguous()) && dense.is_contiguous());
+        prop_assert!(!view.is_contiguous() && dense.is_contiguous());
         let bits64 = |t: Tensor<f64>| t.to_vec().into_iter().map(f64::to_bits).collect::<Vec<_>>();
         let bits32 = |t: Tensor<f32>| t.to_vec().into_iter().map(f32::to_bits).collect::<Vec<_>>();
         prop_assert_eq!(bits64(dense.sum_dim(1, false).unwrap()), bits64(view.sum_dim(1, false).unwrap()));

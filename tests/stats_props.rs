@@ -1017,8 +1017,9 @@ fn zero_dim_tensors_are_their_own_slice() {
 
 /// A 3-d channels-last-like operand and views of it, large enough for the parallel paths.
 fn big() -> Tensor<f32> {
-    // Every view the tests take of it (the narrowed one too: 37 x 30 x 121) is above the
-    // parallel threshold of 2^17 elements.
+    // Large enough that the views `results_do_not_depend_on_the_thread_count` takes of it
+    // (the narrowed one too: 37 x 30 x 121) are above the parallel threshold of 2^17
+    // elements.
     let (a, b, c) = (37, 41, 121);
     let data: Vec<f32> = (0..a * b * c)
         .map(|i| ((i * 7919) % 1013) as f32 * 0.01 - 5.0)

@@ -6,8 +6,9 @@
 //! inner]` with `len` the reduced size, so this path reads it straight off the shape and calls
 //! the planned kernels' own folds ([`tree`] for `inner == 1`, [`row_tree`] otherwise) with
 //! the space the plan would have built, or, for rows short enough to be one leaf of `tree`,
-//! [`reduce_rows`], which folds them in `tree`'s order without its per-group set-up. Results, output layout included, are bit-identical
-//! to the planned path's; the tests below compare the two on every shape they try.
+//! [`reduce_rows`], which folds them in `tree`'s order without its per-group set-up. Results,
+//! output layout included, are bit-identical to the planned path's; the tests below compare
+//! the two on every shape they try.
 
 use crate::element::Element;
 use crate::error::Result;
@@ -248,15 +249,17 @@ mod tests {
                 .collect();
             let storage = Storage::from_slice(&data).unwrap();
             // The same values in `f64`, with room for `f64`'s rounding: the 1e16 swallows
-            // small terms in some lanes and not in others.
+            // small terms in some lanes and not in others; and a few infinities.
             let wide: Vec<f64> = data
                 .iter()
                 .enumerate()
                 .map(|(i, &x)| {
-                    if i % 13 == 4 {
-                        1e16
-                    } else {
-                        f64::from(x) / 3.0
+                    match i % 13 {
+                        4 => 1e16,
+                        // Infinities in a few rows, both signs in some (their sum is NaN).
+                        9 if i % 7 == 0 => f64::INFINITY,
+                        9 if i % 5 == 0 => f64::NEG_INFINITY,
+                        _ => f64::from(x) / 3.0,
                     }
                 })
                 .collect();

@@ -33,8 +33,9 @@ pub(super) unsafe fn row_sums_f32(
     // The row's lanes plus its partial chunk, combined pairwise: lane `k + w` into lane `k`
     // for w = 4, 2, 1.
     let finish = |acc: __m256, row: *const f32| -> f32 {
-        // SAFETY: the mask selects elements `full..len` of the row; masked-out lanes are not
-        // read (nor can they fault).
+        // SAFETY: `row + full` is at most one past the row's end (`full <= len`); the mask
+        // selects elements `full..len` of the row, and masked-out lanes are not read (nor can
+        // they fault).
         let acc = _mm256_add_ps(acc, unsafe { _mm256_maskload_ps(row.add(full), tail) });
         let s4 = _mm_add_ps(_mm256_castps256_ps128(acc), _mm256_extractf128_ps::<1>(acc));
         let s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
@@ -93,11 +94,15 @@ pub(super) unsafe fn row_sums_f64(
         _mm256_cmpgt_epi64(_mm256_set1_epi64x(part), _mm256_setr_epi64x(4, 5, 6, 7)),
     );
     let finish = |lo: __m256d, hi: __m256d, row: *const f64| -> f64 {
-        // SAFETY: as in `row_sums_f32`: the masks select elements `full..len`.
+        // `row + full + 4` may lie past the row's end (and the allocation's) when fewer than
+        // five elements are left, so it is formed with `wrapping_add`; its mask is then all
+        // zero, and a masked load reads nothing where its mask is zero.
+        // SAFETY: as in `row_sums_f32`: the masks select elements `full..len`, and only those
+        // are read.
         let (lo, hi) = unsafe {
             (
                 _mm256_add_pd(lo, _mm256_maskload_pd(row.add(full), tail_lo)),
-                _mm256_add_pd(hi, _mm256_maskload_pd(row.add(full + 4), tail_hi)),
+                _mm256_add_pd(hi, _mm256_maskload_pd(row.wrapping_add(full + 4), tail_hi)),
             )
         };
         let s4 = _mm256_add_pd(lo, hi);

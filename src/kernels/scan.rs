@@ -472,7 +472,7 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(miri, ignore = "90K elements and thread pools: too slow")]
+    #[cfg_attr(miri, ignore = "132K elements and thread pools: too slow")]
     fn many_lines_and_long_blocks_in_parallel_match_serial() {
         let pool = |n| {
             rayon::ThreadPoolBuilder::new()
@@ -480,9 +480,10 @@ mod tests {
                 .build()
                 .unwrap()
         };
-        let data: Vec<f32> = (0..300 * 301).map(|i| (i % 17) as f32 * 0.1).collect();
+        // Above the parallel threshold (2^17 elements).
+        let data: Vec<f32> = (0..440 * 301).map(|i| (i % 17) as f32 * 0.1).collect();
         let s = Storage::from_slice(&data).unwrap();
-        let m = Layout::contiguous(&[300, 301]).unwrap();
+        let m = Layout::contiguous(&[440, 301]).unwrap();
         for (dim, l) in [(0, m.clone()), (1, m.clone()), (0, m.t().unwrap())] {
             let add = |a: f32, b: f32| a + b;
             let one = pool(1).install(|| scan(&s, &l, dim, &add).unwrap().0);

@@ -1002,7 +1002,7 @@ mod tests {
     }
 
     #[test]
-    #[cfg_attr(miri, ignore = "60K elements and thread pools: too slow")]
+    #[cfg_attr(miri, ignore = "132K elements and thread pools: too slow")]
     fn threads_do_not_change_results() {
         let pool = |n| {
             rayon::ThreadPoolBuilder::new()
@@ -1010,9 +1010,10 @@ mod tests {
                 .build()
                 .unwrap()
         };
-        let data: Vec<f32> = (0..200 * 301).map(|i| (i % 23) as f32 * 0.3).collect();
+        // Above the parallel threshold (2^17 elements).
+        let data: Vec<f32> = (0..440 * 301).map(|i| (i % 23) as f32 * 0.3).collect();
         let s = Storage::from_slice(&data).unwrap();
-        let m = Layout::contiguous(&[200, 301]).unwrap();
+        let m = Layout::contiguous(&[440, 301]).unwrap();
         for dim in [0, 1] {
             let one = pool(1).install(|| softmax(&s, &m, dim, false).unwrap().0);
             let four = pool(4).install(|| softmax(&s, &m, dim, false).unwrap().0);

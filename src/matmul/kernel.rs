@@ -189,8 +189,9 @@ mod x86 {
     /// Whether this CPU is an AMD Zen 4 (family 19h with AVX-512), whose vector units are
     /// 256 bits wide: each 512-bit multiply-add issues as two halves, so the AVX-512 kernels
     /// have the AVX2 kernels' peak. Measured on an EPYC of this family (1024³, one thread,
-    /// kernels interleaved): AVX-512 96-102 GFLOP/s against AVX2's 99-100 for `f32`, 47-50
-    /// against 50-51 for `f64`, the sign of the difference changing from run to run. The AVX2
+    /// kernels interleaved, AVX-512 blocking retuned for it: `kc` 512 / 384, `mc` 96 / 48):
+    /// AVX-512 96-102 GFLOP/s against AVX2's 99-100 for `f32`, 47-50 against 50-51 for `f64`,
+    /// the sign of the difference changing from run to run. The AVX2
     /// kernel is kept there, which also gives the same results as every AVX2-only machine.
     /// Zen 5 (family 1Ah) and Intel's AVX-512 cores have full-width units.
     #[cfg(feature = "avx512")]
@@ -200,20 +201,28 @@ mod x86 {
         #[allow(unused_unsafe)]
         let (vendor, signature) = unsafe { (__cpuid(0), __cpuid(1).eax) };
         let amd = (vendor.ebx, vendor.edx, vendor.ecx) == (0x6874_7541, 0x6974_6e65, 0x444d_4163);
-        // The family is the base family (bits 8..12) plus the extended one (bits 20..28).
-        let family = ((signature >> 8) & 0xf) + ((signature >> 20) & 0xff);
+        // The family is the base family (bits 8..12), plus the extended one (bits 20..28)
+        // when the base family is 0xF.
+        let base = (signature >> 8) & 0xf;
+        let family = if base == 0xf {
+            base + ((signature >> 20) & 0xff)
+        } else {
+            base
+        };
         amd && family == 0x19
     }
 
-    /// 12 × 32: 24 of the 32 zmm registers accumulate. Blocking measured on Zen 4 (32 KiB L1,
-    /// 1 MiB L2) at 1024³: `kc = 512` with `mc = 96` ran at 104 GFLOP/s where 192 / 240 ran
-    /// at 97 and 384 / 96 at 101.
+    /// 12 × 32: 24 of the 32 zmm registers accumulate. `kc = 192` keeps a 192 × 32 B panel
+    /// (24 KiB) in a 32 KiB L1. These kernels run only on CPUs with full-width 512-bit units
+    /// (see `avx512_is_split`), where this blocking has not been measured; on Zen 4, where
+    /// it was, `kc = 512` / `mc = 96` beat it (96-104 against 95-97 GFLOP/s, 1024³ `f32`) but
+    /// its 64 KiB B panel assumes Zen 4's split units and 1 MiB L2, so it is not used here.
     #[cfg(feature = "avx512")]
     pub(super) const SGEMM_AVX512: Kernel<f32> = Kernel {
         mr: 12,
         nr: 32,
-        kc: 512,
-        mc: 96,
+        kc: 192,
+        mc: 240,
         nc: 4080,
         run: sgemm_12x32,
         name: "avx512 12x32 f32",
@@ -223,8 +232,8 @@ mod x86 {
     pub(super) const DGEMM_AVX512: Kernel<f64> = Kernel {
         mr: 12,
         nr: 16,
-        kc: 384,
-        mc: 48,
+        kc: 192,
+        mc: 120,
         nc: 4080,
         run: dgemm_12x16,
         name: "avx512 12x16 f64",

@@ -445,8 +445,17 @@ impl<'a, T: Element> TensorView<'a, T> {
     }
 }
 
+/// [`TensorView::to_tensor`], consuming the view.
+///
+/// ```
+/// use stridex::{Tensor, TensorView};
+/// let a = Tensor::<f32>::zeros(&[2, 3])?;
+/// let v: TensorView<'_, f32> = a.as_view().t()?;
+/// let t = Tensor::from(v);
+/// assert!(t.shares_storage(&a) && t.shape() == [3, 2]);
+/// # Ok::<(), stridex::Error>(())
+/// ```
 impl<T: Element> From<TensorView<'_, T>> for Tensor<T> {
-    /// [`TensorView::to_tensor`].
     fn from(v: TensorView<'_, T>) -> Tensor<T> {
         Tensor::from_parts(Arc::clone(v.storage), v.layout)
     }
