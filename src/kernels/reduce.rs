@@ -219,6 +219,7 @@ pub(super) unsafe fn tree<T: Element, R: Reducer<T>, const M: usize>(
         super::parallel::join(
             // SAFETY: forwarded; both halves only read.
             || unsafe { tree(r, space, b.get(), lo, mid, par) },
+            // SAFETY: as for the left half.
             || unsafe { tree(r, space, b.get(), mid, hi, par) },
         )
     } else {

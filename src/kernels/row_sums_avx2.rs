@@ -41,7 +41,7 @@ pub(super) unsafe fn row_sums_f32(
         let s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
         _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps::<1>(s2, s2)))
     };
-    // SAFETY (whole body): every pointer read is `row(i) + j` with `i < rows` and `j + 8 <=
+    // SAFETY: (the whole body) every pointer read is `row(i) + j` with `i < rows` and `j + 8 <=
     // full <= len`, inside the rows the caller vouches for.
     unsafe {
         let row = |i: usize| input.add(i * len);
@@ -109,7 +109,7 @@ pub(super) unsafe fn row_sums_f64(
         let s2 = _mm_add_pd(_mm256_castpd256_pd128(s4), _mm256_extractf128_pd::<1>(s4));
         _mm_cvtsd_f64(_mm_add_sd(s2, _mm_unpackhi_pd(s2, s2)))
     };
-    // SAFETY (whole body): as in `row_sums_f32`, reads end at `j + 8 <= full <= len`.
+    // SAFETY: (the whole body) as in `row_sums_f32`, reads end at `j + 8 <= full <= len`.
     unsafe {
         let row = |i: usize| input.add(i * len);
         let mut i = 0;
