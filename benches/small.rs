@@ -7,7 +7,7 @@
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
-use ndarray::{Array2, ArrayD, Axis, Ix2, IxDyn};
+use ndarray::{ArcArray, Array2, ArrayD, Axis, Ix2, IxDyn};
 use stridex::Tensor;
 
 fn small(c: &mut Criterion) {
@@ -39,6 +39,14 @@ fn small(c: &mut Criterion) {
                 black_box(&d)
                     .slice_axis(Axis(0), (1..n).into())
                     .reversed_axes()
+            })
+        });
+        let d_arc: ArcArray<f32, IxDyn> = d.to_shared();
+        g.bench_function(BenchmarkId::new("views", "ndarray ArcArray (owned)"), |b| {
+            b.iter(|| {
+                let mut v = black_box(&d_arc).clone();
+                v.slice_axis_inplace(Axis(0), (1..n).into());
+                v.reversed_axes()
             })
         });
         g.bench_function(BenchmarkId::new("t().contiguous()", "stridex"), |b| {

@@ -6,7 +6,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use ndarray::{Array2, ArrayD, Axis, Ix2, IxDyn};
+use ndarray::{ArcArray, Array2, ArrayD, Axis, Ix2, IxDyn};
 use stridex::Tensor;
 
 /// Calls of `f` that take about 2 ms.
@@ -107,23 +107,24 @@ pub fn table() -> String {
                 });
             }
         };
-        // ndarray's views borrow: the same closures stand beside stridex's owned views and
-        // its borrowed ones.
-        let mut nd_dynamic = || {
-            let v = black_box(&d).slice_axis(Axis(0), (1..n).into());
-            black_box(v.reversed_axes());
-        };
-        let mut nd_fixed = || {
-            let v = black_box(&s).slice_axis(Axis(0), (1..n).into());
-            black_box(v.reversed_axes());
-        };
+        // Owned views beside ndarray's owned shared arrays (`ArcArray`, one reference count
+        // like a `Tensor`'s storage), borrowed views beside ndarray's borrowed ones.
+        let (d_arc, s_arc) = (d.to_shared(), s.to_shared());
         push(
-            "narrow(0, 1, n-1) then t() (views only)",
+            "narrow(0, 1, n-1) then t() (owned views; ndarray ArcArray)",
             &mut || {
                 black_box(black_box(&a).narrow(0, 1, n - 1).and_then(|v| v.t()).ok());
             },
-            Some(&mut nd_dynamic),
-            Some(&mut nd_fixed),
+            Some(&mut || {
+                let mut v: ArcArray<f32, IxDyn> = black_box(&d_arc).clone();
+                v.slice_axis_inplace(Axis(0), (1..n).into());
+                black_box(v.reversed_axes());
+            }),
+            Some(&mut || {
+                let mut v: ArcArray<f32, Ix2> = black_box(&s_arc).clone();
+                v.slice_axis_inplace(Axis(0), (1..n).into());
+                black_box(v.reversed_axes());
+            }),
         );
         push(
             "as_view().narrow(0, 1, n-1) then t() (borrowed views)",
@@ -131,8 +132,14 @@ pub fn table() -> String {
                 let v = black_box(&a).as_view();
                 black_box(v.narrow(0, 1, n - 1).and_then(|v| v.t()).ok());
             },
-            Some(&mut nd_dynamic),
-            Some(&mut nd_fixed),
+            Some(&mut || {
+                let v = black_box(&d).slice_axis(Axis(0), (1..n).into());
+                black_box(v.reversed_axes());
+            }),
+            Some(&mut || {
+                let v = black_box(&s).slice_axis(Axis(0), (1..n).into());
+                black_box(v.reversed_axes());
+            }),
         );
         push(
             "a.t().contiguous()",

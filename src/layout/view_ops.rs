@@ -9,6 +9,7 @@ use crate::error::{Error, Result};
 /// elements starts at an element of its input, an addressed offset, so it is in range
 /// (invariant 3) and always shifts; only an empty result can fall outside, and it keeps
 /// `offset`, since it addresses nothing. (So no caller has to look for a size-0 dim first.)
+#[inline]
 fn shifted(offset: usize, delta: i128) -> usize {
     let moved = offset as i128 + delta;
     if (0..=isize::MAX as i128).contains(&moved) {
