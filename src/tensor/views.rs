@@ -10,6 +10,7 @@ use crate::layout::Layout;
 impl<T: Element> Tensor<T> {
     /// The same storage under a layout derived from this tensor's by a view op, which addresses
     /// a subset of the offsets this tensor addresses, so it fits the storage too.
+    #[inline]
     fn derive(&self, layout: Layout) -> Result<Tensor<T>> {
         Ok(Tensor::from_parts(self.storage.clone(), layout))
     }
@@ -24,11 +25,7 @@ impl<T: Element> Tensor<T> {
     fn derive_in_place(&self, edit: impl FnOnce(&mut Layout) -> Result<()>) -> Result<Tensor<T>> {
         let mut layout = self.layout.clone();
         edit(&mut layout)?;
-        debug_assert!(layout.fits_in(self.storage.len()));
-        Ok(Tensor {
-            storage: self.storage.clone(),
-            layout,
-        })
+        self.derive(layout)
     }
 
     /// A readable description of the layout ([`Layout::explain`]) plus the storage it views.
