@@ -9,23 +9,13 @@ use crate::layout::Layout;
 
 impl<T: Element> Tensor<T> {
     /// The same storage under a layout derived from this tensor's by a view op, which addresses
-    /// a subset of the offsets this tensor addresses, so it fits the storage too.
-    #[inline]
+    /// a subset of the offsets this tensor addresses, so it fits the storage too. Always
+    /// inlined: returned from an out-of-line call, the 96-byte result went through the
+    /// caller's stack in pieces that straddle the ones just stored, and a `narrow` then `t`
+    /// chain took 44-53 ns instead of 34-43 ns (bench_report small table, Zen 4).
+    #[inline(always)]
     fn derive(&self, layout: Layout) -> Result<Tensor<T>> {
         Ok(Tensor::from_parts(self.storage.clone(), layout))
-    }
-
-    /// This tensor's storage under a copy of its layout that `edit` changes in place by a view
-    /// op (one that addresses a subset of the offsets, so the result fits the storage too).
-    /// The storage's reference count is taken only once the edit has succeeded. Always
-    /// inlined: returned from an out-of-line call, the 96-byte result goes through the
-    /// caller's stack in pieces that straddle the ones just stored, and a `narrow` then `t`
-    /// chain took 44-53 ns instead of 33-38 ns (bench_report small table, Zen 4).
-    #[inline(always)]
-    fn derive_in_place(&self, edit: impl FnOnce(&mut Layout) -> Result<()>) -> Result<Tensor<T>> {
-        let mut layout = self.layout.clone();
-        edit(&mut layout)?;
-        self.derive(layout)
     }
 
     /// A readable description of the layout ([`Layout::explain`]) plus the storage it views.
@@ -102,7 +92,7 @@ impl<T: Element> Tensor<T> {
     /// ```
     #[inline]
     pub fn transpose(&self, d0: usize, d1: usize) -> Result<Tensor<T>> {
-        self.derive_in_place(|l| l.transpose_in_place(d0, d1))
+        self.derive(self.layout.transpose(d0, d1)?)
     }
 
     /// Matrix transpose of a 2-dim tensor ([`Layout::t`]).
@@ -117,7 +107,7 @@ impl<T: Element> Tensor<T> {
     /// ```
     #[inline]
     pub fn t(&self) -> Result<Tensor<T>> {
-        self.derive_in_place(Layout::t_in_place)
+        self.derive(self.layout.t()?)
     }
 
     /// Reorders the dims ([`Layout::permute`]).
@@ -146,7 +136,7 @@ impl<T: Element> Tensor<T> {
     /// ```
     #[inline]
     pub fn narrow(&self, dim: usize, start: usize, len: usize) -> Result<Tensor<T>> {
-        self.derive_in_place(|l| l.narrow_in_place(dim, start, len))
+        self.derive(self.layout.narrow(dim, start, len)?)
     }
 
     /// NumPy slice `start:end:step` of `dim` ([`Layout::slice`]).
