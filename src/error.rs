@@ -296,7 +296,7 @@ pub enum Error {
     /// [`forbid_implicit_copies`](crate::audit::forbid_implicit_copies).
     ImplicitCopy {
         /// Why the operation would have copied.
-        reason: crate::audit::CopyReason,
+        reason: crate::copy_reason::CopyReason,
         /// Bytes it would have copied.
         bytes: usize,
         /// The user's source line.

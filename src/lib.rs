@@ -182,6 +182,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod audit;
+mod copy_reason;
 pub mod element;
 pub mod error;
 #[cfg(any(

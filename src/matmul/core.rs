@@ -26,8 +26,8 @@
 
 use num_traits::Zero;
 
-use super::gemm::{MatMut, MatRef, Scalar, SendPtr};
 use super::kernel::{Accum, Kernel, Tile};
+use super::types::{MatMut, MatRef, Scalar, SendPtr};
 
 /// `a` rounded up to a multiple of `b`.
 fn round_up(a: usize, b: usize) -> usize {

@@ -20,7 +20,7 @@
 
 use num_traits::{WrappingAdd, WrappingMul, Zero};
 
-use super::gemm::{MatMut, MatRef, SendPtr};
+use super::types::{MatMut, MatRef, SendPtr};
 use crate::element::Element;
 
 /// Depth of a packed block of B.

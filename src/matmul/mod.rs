@@ -71,6 +71,7 @@ mod kernel;
 mod small;
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 mod small_avx2;
+mod types;
 
 use crate::error::{Error, Result};
 use crate::layout::{broadcast_shapes, coalesce_joint, Dims, Layout};

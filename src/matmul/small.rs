@@ -10,7 +10,7 @@
 //! of B, [`super::small_avx2`] computes the full-width column blocks in 6-row tiles of
 //! intrinsics (bit-identical results) and these tiles the columns left over.
 
-use super::gemm::{MatMut, MatRef, Scalar};
+use super::types::{MatMut, MatRef, Scalar};
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 use crate::kernels::dispatch::has_avx2_fma;
 

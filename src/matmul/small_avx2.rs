@@ -14,7 +14,7 @@
 
 use std::arch::x86_64::*;
 
-use super::gemm::{MatMut, MatRef};
+use super::types::{MatMut, MatRef};
 
 /// Rows of C a tile computes at most.
 pub(super) const ROWS: usize = 6;
