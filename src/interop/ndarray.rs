@@ -68,7 +68,7 @@ impl<T: Element> Tensor<T> {
         let abs: Vec<usize> = strides.iter().map(|s| s.unsigned_abs()).collect();
         let ptr = self.storage().as_ptr().wrapping_add(low);
         // SAFETY: `ptr` is storage element `low`, in bounds (checked above) and aligned to `T`
-        // (storage invariant 1, src/storage.rs). Moving from it by the absolute strides
+        // (storage invariant 1, src/storage/mod.rs). Moving from it by the absolute strides
         // reaches exactly the offsets the layout addresses, mirrored along the negative dims,
         // all inside the storage (tensor invariant, src/tensor/mod.rs); their byte span is
         // within the storage's, at most isize::MAX bytes, and the element count fits isize
