@@ -181,6 +181,8 @@
 #![warn(missing_docs)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[macro_use]
+mod view_api;
 pub mod audit;
 mod copy_reason;
 pub mod element;

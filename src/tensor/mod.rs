@@ -206,73 +206,6 @@ impl<T: Element> Tensor<T> {
         Ok(Self::from_parts(storage, layout))
     }
 
-    /// The size of each dim.
-    ///
-    /// ```
-    /// assert_eq!(stridex::Tensor::<f32>::zeros(&[2, 3])?.shape(), &[2, 3]);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    #[must_use]
-    pub fn shape(&self) -> &[usize] {
-        self.layout.shape()
-    }
-
-    /// The stride of each dim, in elements.
-    ///
-    /// ```
-    /// assert_eq!(stridex::Tensor::<f32>::zeros(&[2, 3])?.t()?.strides(), &[1, 3]);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    #[must_use]
-    pub fn strides(&self) -> &[isize] {
-        self.layout.strides()
-    }
-
-    /// Storage offset of the first element, in elements.
-    ///
-    /// ```
-    /// assert_eq!(stridex::Tensor::<f32>::zeros(&[4])?.narrow(0, 1, 2)?.offset(), 1);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    #[must_use]
-    pub fn offset(&self) -> usize {
-        self.layout.offset()
-    }
-
-    /// Number of dims.
-    ///
-    /// ```
-    /// assert_eq!(stridex::Tensor::<f32>::zeros(&[2, 3])?.ndim(), 2);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    #[must_use]
-    pub fn ndim(&self) -> usize {
-        self.layout.ndim()
-    }
-
-    /// Number of elements.
-    ///
-    /// ```
-    /// assert_eq!(stridex::Tensor::<f32>::zeros(&[2, 3])?.numel(), 6);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    #[must_use]
-    pub fn numel(&self) -> usize {
-        self.layout.numel()
-    }
-
-    /// The layout (shape, strides, offset).
-    ///
-    /// ```
-    /// let t = stridex::Tensor::<f32>::zeros(&[2, 3])?;
-    /// assert!(t.layout().is_contiguous());
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    #[must_use]
-    pub fn layout(&self) -> &Layout {
-        &self.layout
-    }
-
     /// The shared storage.
     ///
     /// ```
@@ -283,18 +216,6 @@ impl<T: Element> Tensor<T> {
     #[must_use]
     pub fn storage(&self) -> &Arc<Storage<T>> {
         &self.storage
-    }
-
-    /// Whether the layout is row-major contiguous (see [`Layout::is_contiguous`]).
-    ///
-    /// ```
-    /// let t = stridex::Tensor::<f32>::zeros(&[2, 3])?;
-    /// assert!(t.is_contiguous() && !t.t()?.is_contiguous());
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    #[must_use]
-    pub fn is_contiguous(&self) -> bool {
-        self.layout.is_contiguous()
     }
 
     /// Address of the element at the layout's offset (element `[0, 0, ..]` when non-empty).

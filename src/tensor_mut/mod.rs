@@ -90,9 +90,28 @@ impl<'a, T: Element> TensorMut<'a, T> {
 
     /// The same memory under a layout derived by a view op that addresses a subset of this
     /// layout's elements, distinct indices to distinct elements (invariant, module docs).
-    fn derive(self, layout: Layout) -> TensorMut<'a, T> {
+    #[inline(always)]
+    fn view_rewrap(self, layout: Layout) -> TensorMut<'a, T> {
         debug_assert!(layout.fits_in(self.mem.len()) && layout.is_non_overlapping());
         TensorMut { layout, ..self }
+    }
+
+    /// This view with its layout edited in place by a view op's in-place form (which keeps
+    /// the invariant as [`TensorMut::view_rewrap`]'s layouts do).
+    #[inline(always)]
+    fn view_edit(
+        mut self,
+        edit: impl FnOnce(&mut Layout) -> Result<()>,
+    ) -> Result<TensorMut<'a, T>> {
+        edit(&mut self.layout)?;
+        debug_assert!(self.layout.fits_in(self.mem.len()) && self.layout.is_non_overlapping());
+        Ok(self)
+    }
+
+    /// The storage length, for `explain`.
+    #[inline(always)]
+    fn storage_len(&self) -> usize {
+        self.mem.len()
     }
 
     /// A `TensorMut` of the same elements that borrows this one, so this one can be used again
@@ -123,106 +142,7 @@ impl<'a, T: Element> TensorMut<'a, T> {
         (self.mem.as_ptr(), self.mem.len())
     }
 
-    /// The size of each dim.
-    ///
-    /// ```
-    /// let mut x = stridex::Tensor::<f32>::zeros(&[2, 3])?;
-    /// assert_eq!(x.view_mut()?.t()?.shape(), &[3, 2]);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    #[must_use]
-    pub fn shape(&self) -> &[usize] {
-        self.layout.shape()
-    }
-
-    /// The stride of each dim, in elements.
-    ///
-    /// ```
-    /// let mut x = stridex::Tensor::<f32>::zeros(&[2, 3])?;
-    /// assert_eq!(x.view_mut()?.t()?.strides(), &[1, 3]);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    #[must_use]
-    pub fn strides(&self) -> &[isize] {
-        self.layout.strides()
-    }
-
-    /// Storage offset of the first element.
-    ///
-    /// ```
-    /// let mut x = stridex::Tensor::<f32>::zeros(&[4])?;
-    /// assert_eq!(x.view_mut()?.narrow(0, 2, 2)?.offset(), 2);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    #[must_use]
-    pub fn offset(&self) -> usize {
-        self.layout.offset()
-    }
-
-    /// Number of dims.
-    ///
-    /// ```
-    /// let mut x = stridex::Tensor::<f32>::zeros(&[2, 3])?;
-    /// assert_eq!(x.view_mut()?.select(0, 1)?.ndim(), 1);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    #[must_use]
-    pub fn ndim(&self) -> usize {
-        self.layout.ndim()
-    }
-
-    /// Number of elements.
-    ///
-    /// ```
-    /// let mut x = stridex::Tensor::<f32>::zeros(&[2, 3])?;
-    /// assert_eq!(x.view_mut()?.narrow(1, 0, 2)?.numel(), 4);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    #[must_use]
-    pub fn numel(&self) -> usize {
-        self.layout.numel()
-    }
-
-    /// The layout (shape, strides, offset).
-    ///
-    /// ```
-    /// let mut x = stridex::Tensor::<f32>::zeros(&[2, 3])?;
-    /// assert!(!x.view_mut()?.t()?.layout().is_contiguous());
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    #[must_use]
-    pub fn layout(&self) -> &Layout {
-        &self.layout
-    }
-
-    /// Whether the layout is row-major contiguous.
-    ///
-    /// ```
-    /// let mut x = stridex::Tensor::<f32>::zeros(&[2, 3])?;
-    /// assert!(x.view_mut()?.is_contiguous());
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    #[must_use]
-    pub fn is_contiguous(&self) -> bool {
-        self.layout.is_contiguous()
-    }
-
-    /// A readable description of the layout ([`Layout::explain`]).
-    ///
-    /// ```
-    /// let mut x = stridex::Tensor::<f32>::zeros(&[4, 4])?;
-    /// assert!(x.view_mut()?.t()?.explain().contains("contiguous: no"));
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    #[must_use]
-    pub fn explain(&self) -> String {
-        format!(
-            "TensorMut<{}> over a storage of {} elements\n{}",
-            T::DTYPE,
-            self.mem.len(),
-            self.layout.explain()
-        )
-    }
+    layout_accessors!(name: "TensorMut", make: "a.view_mut()?");
 
     /// The element at multi-index `index`.
     ///

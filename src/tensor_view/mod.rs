@@ -62,19 +62,28 @@ impl<T: Element> Tensor<T> {
 }
 
 impl<'a, T: Element> TensorView<'a, T> {
-    /// This view with its layout edited in place by a view op.
-    #[inline]
-    fn edit(mut self, op: impl FnOnce(&mut Layout) -> Result<()>) -> Result<TensorView<'a, T>> {
-        op(&mut self.layout)?;
+    /// This view with its layout edited in place by a view op's in-place form.
+    #[inline(always)]
+    fn view_edit(
+        mut self,
+        edit: impl FnOnce(&mut Layout) -> Result<()>,
+    ) -> Result<TensorView<'a, T>> {
+        edit(&mut self.layout)?;
         debug_assert!(self.layout.fits_in(self.storage.len()));
         Ok(self)
     }
 
     /// This view's storage under a layout a view op derived from this view's.
-    #[inline]
-    fn with(self, layout: Layout) -> TensorView<'a, T> {
+    #[inline(always)]
+    fn view_rewrap(self, layout: Layout) -> TensorView<'a, T> {
         debug_assert!(layout.fits_in(self.storage.len()));
         TensorView { layout, ..self }
+    }
+
+    /// The storage length, for `explain` and `as_strided`'s bounds check.
+    #[inline(always)]
+    fn storage_len(&self) -> usize {
+        self.storage.len()
     }
 
     /// An owned tensor of the same elements: shares the storage (one reference-count
@@ -92,78 +101,9 @@ impl<'a, T: Element> TensorView<'a, T> {
         Tensor::from_parts(Arc::clone(self.storage), self.layout.clone())
     }
 
-    /// The size of each dim.
-    ///
-    /// ```
-    /// let a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
-    /// assert_eq!(a.as_view().shape(), &[2, 3]);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    #[must_use]
-    pub fn shape(&self) -> &[usize] {
-        self.layout.shape()
-    }
-
-    /// The stride of each dim, in elements.
-    ///
-    /// ```
-    /// let a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
-    /// assert_eq!(a.as_view().strides(), &[3, 1]);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    #[must_use]
-    pub fn strides(&self) -> &[isize] {
-        self.layout.strides()
-    }
-
-    /// The storage index of element `[0, 0, ...]`.
-    ///
-    /// ```
-    /// let a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
-    /// assert_eq!(a.as_view().select(0, 1)?.offset(), 3);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    #[must_use]
-    pub fn offset(&self) -> usize {
-        self.layout.offset()
-    }
-
-    /// The layout (shape, strides, offset).
-    ///
-    /// ```
-    /// let a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
-    /// assert_eq!(a.as_view().layout(), a.layout());
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    #[must_use]
-    pub fn layout(&self) -> &Layout {
-        &self.layout
-    }
-
-    /// The number of elements.
-    ///
-    /// ```
-    /// let a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
-    /// assert_eq!(a.as_view().narrow(1, 0, 2)?.numel(), 4);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    #[must_use]
-    pub fn numel(&self) -> usize {
-        self.layout.numel()
-    }
-
-    /// Whether the view is row-major contiguous ([`Layout::is_contiguous`]).
-    ///
-    /// ```
-    /// let a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
-    /// assert!(a.as_view().is_contiguous());
-    /// assert!(!a.as_view().t()?.is_contiguous());
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    #[must_use]
-    pub fn is_contiguous(&self) -> bool {
-        self.layout.is_contiguous()
-    }
+    layout_accessors!(name: "TensorView", make: "a.as_view()");
+    view_ops!(recv: [self] self, out: TensorView<'a, T>, make: "a.as_view()");
+    shared_view_ops!(recv: [self] self, out: TensorView<'a, T>, make: "a.as_view()");
 
     /// The element at `index`.
     ///
@@ -206,242 +146,6 @@ impl<'a, T: Element> TensorView<'a, T> {
     #[must_use]
     pub fn contiguous(&self) -> Tensor<T> {
         self.to_tensor().contiguous()
-    }
-
-    /// The same elements under a new shape, without copying ([`Layout::view`]).
-    ///
-    /// # Errors
-    /// As [`Tensor::view`].
-    ///
-    /// ```
-    /// let a = stridex::Tensor::<f32>::zeros(&[4, 6])?;
-    /// assert_eq!(a.as_view().view(&[2, 12])?.strides(), &[12, 1]);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    pub fn view(self, shape: &[usize]) -> Result<TensorView<'a, T>> {
-        let l = self.layout.view(shape)?;
-        Ok(self.with(l))
-    }
-
-    /// Swaps two dims ([`Layout::transpose`]).
-    ///
-    /// # Errors
-    /// As [`Tensor::transpose`].
-    ///
-    /// ```
-    /// let a = stridex::Tensor::<f32>::zeros(&[2, 3, 4])?;
-    /// assert_eq!(a.as_view().transpose(0, 2)?.shape(), &[4, 3, 2]);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    pub fn transpose(self, d0: usize, d1: usize) -> Result<TensorView<'a, T>> {
-        self.edit(|l| l.transpose_in_place(d0, d1))
-    }
-
-    /// Transpose of a 2-dim view ([`Layout::t`]).
-    ///
-    /// # Errors
-    /// As [`Tensor::t`].
-    ///
-    /// ```
-    /// let a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
-    /// assert_eq!(a.as_view().t()?.shape(), &[3, 2]);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    pub fn t(self) -> Result<TensorView<'a, T>> {
-        self.edit(Layout::t_in_place)
-    }
-
-    /// Reorders the dims ([`Layout::permute`]).
-    ///
-    /// # Errors
-    /// As [`Tensor::permute`].
-    ///
-    /// ```
-    /// let a = stridex::Tensor::<f32>::zeros(&[2, 3, 4])?;
-    /// assert_eq!(a.as_view().permute(&[2, 0, 1])?.shape(), &[4, 2, 3]);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    pub fn permute(self, dims: &[usize]) -> Result<TensorView<'a, T>> {
-        let l = self.layout.permute(dims)?;
-        Ok(self.with(l))
-    }
-
-    /// Elements `start..start + len` of dim `dim` ([`Layout::narrow`]).
-    ///
-    /// # Errors
-    /// As [`Tensor::narrow`].
-    ///
-    /// ```
-    /// let a = stridex::Tensor::<f32>::zeros(&[4, 4])?;
-    /// assert_eq!(a.as_view().narrow(0, 1, 3)?.offset(), 4);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    pub fn narrow(self, dim: usize, start: usize, len: usize) -> Result<TensorView<'a, T>> {
-        self.edit(|l| l.narrow_in_place(dim, start, len))
-    }
-
-    /// Python-style slice `start..end` by `step` of dim `dim` ([`Layout::slice`]).
-    ///
-    /// # Errors
-    /// As [`Tensor::slice`].
-    ///
-    /// ```
-    /// let a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[6])?;
-    /// assert_eq!(a.as_view().slice(0, -1, -7, -2)?.to_vec(), vec![5, 3, 1]);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    pub fn slice(
-        self,
-        dim: usize,
-        start: isize,
-        end: isize,
-        step: isize,
-    ) -> Result<TensorView<'a, T>> {
-        let l = self.layout.slice(dim, start, end, step)?;
-        Ok(self.with(l))
-    }
-
-    /// Index `index` of dim `dim`, dropping the dim ([`Layout::select`]).
-    ///
-    /// # Errors
-    /// As [`Tensor::select`].
-    ///
-    /// ```
-    /// let a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;
-    /// assert_eq!(a.as_view().select(1, 2)?.to_vec(), vec![2, 5]);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    pub fn select(self, dim: usize, index: usize) -> Result<TensorView<'a, T>> {
-        let l = self.layout.select(dim, index)?;
-        Ok(self.with(l))
-    }
-
-    /// Drops dim `dim` of size 1 ([`Layout::squeeze`]).
-    ///
-    /// # Errors
-    /// As [`Tensor::squeeze`].
-    ///
-    /// ```
-    /// let a = stridex::Tensor::<f32>::zeros(&[2, 1, 3])?;
-    /// assert_eq!(a.as_view().squeeze(1)?.shape(), &[2, 3]);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    pub fn squeeze(self, dim: usize) -> Result<TensorView<'a, T>> {
-        let l = self.layout.squeeze(dim)?;
-        Ok(self.with(l))
-    }
-
-    /// Inserts a dim of size 1 at `dim` ([`Layout::unsqueeze`]).
-    ///
-    /// # Errors
-    /// As [`Tensor::unsqueeze`].
-    ///
-    /// ```
-    /// let a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
-    /// assert_eq!(a.as_view().unsqueeze(0)?.shape(), &[1, 2, 3]);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    pub fn unsqueeze(self, dim: usize) -> Result<TensorView<'a, T>> {
-        let l = self.layout.unsqueeze(dim)?;
-        Ok(self.with(l))
-    }
-
-    /// Broadcasts size-1 dims to `shape` with stride 0 ([`Layout::expand`]).
-    ///
-    /// # Errors
-    /// As [`Tensor::expand`].
-    ///
-    /// ```
-    /// let a = stridex::Tensor::<f32>::zeros(&[1, 3])?;
-    /// assert_eq!(a.as_view().expand(&[4, 3])?.strides(), &[0, 1]);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    pub fn expand(self, shape: &[usize]) -> Result<TensorView<'a, T>> {
-        let l = self.layout.expand(shape)?;
-        Ok(self.with(l))
-    }
-
-    /// Reverses dim `dim` (a negative stride; [`Layout::flip`]).
-    ///
-    /// # Errors
-    /// As [`Tensor::flip`].
-    ///
-    /// ```
-    /// let a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
-    /// assert_eq!(a.as_view().flip(1)?.strides(), &[3, -1]);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    pub fn flip(self, dim: usize) -> Result<TensorView<'a, T>> {
-        let l = self.layout.flip(dim)?;
-        Ok(self.with(l))
-    }
-
-    /// Sliding windows of `size` elements every `step` along `dim` ([`Layout::unfold`]).
-    ///
-    /// # Errors
-    /// As [`Tensor::unfold`].
-    ///
-    /// ```
-    /// let a = stridex::Tensor::from_vec((0..5).collect::<Vec<i32>>(), &[5])?;
-    /// assert_eq!(a.as_view().unfold(0, 3, 2)?.to_vec(), vec![0, 1, 2, 2, 3, 4]);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    pub fn unfold(self, dim: usize, size: usize, step: usize) -> Result<TensorView<'a, T>> {
-        let l = self.layout.unfold(dim, size, step)?;
-        Ok(self.with(l))
-    }
-
-    /// The main diagonal of a 2-dim view ([`Layout::diagonal`]).
-    ///
-    /// # Errors
-    /// As [`Tensor::diagonal`].
-    ///
-    /// ```
-    /// let a = stridex::Tensor::from_vec((0..9).collect::<Vec<i32>>(), &[3, 3])?;
-    /// assert_eq!(a.as_view().diagonal()?.to_vec(), vec![0, 4, 8]);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    pub fn diagonal(self) -> Result<TensorView<'a, T>> {
-        let l = self.layout.diagonal()?;
-        Ok(self.with(l))
-    }
-
-    /// Diagonal `k` of dims `dim1` and `dim2` ([`Layout::diagonal_with`]).
-    ///
-    /// # Errors
-    /// As [`Tensor::diagonal_with`].
-    ///
-    /// ```
-    /// let a = stridex::Tensor::from_vec((0..9).collect::<Vec<i32>>(), &[3, 3])?;
-    /// assert_eq!(a.as_view().diagonal_with(1, 0, 1)?.to_vec(), vec![1, 5]);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    pub fn diagonal_with(self, k: isize, dim1: usize, dim2: usize) -> Result<TensorView<'a, T>> {
-        let l = self.layout.diagonal_with(k, dim1, dim2)?;
-        Ok(self.with(l))
-    }
-
-    /// Any shape and strides over the same storage, checked against it
-    /// ([`Layout::as_strided`]).
-    ///
-    /// # Errors
-    /// As [`Tensor::as_strided`].
-    ///
-    /// ```
-    /// let a = stridex::Tensor::from_vec((0..4).collect::<Vec<i32>>(), &[4])?;
-    /// assert_eq!(a.as_view().as_strided(&[2, 2], &[1, 1], 0)?.to_vec(), vec![0, 1, 1, 2]);
-    /// assert!(a.as_view().as_strided(&[2], &[4], 0).is_err());
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    pub fn as_strided(
-        self,
-        shape: &[usize],
-        strides: &[isize],
-        offset: usize,
-    ) -> Result<TensorView<'a, T>> {
-        let l = self.layout.as_strided(shape, strides, offset)?;
-        l.check_fits("as_strided", self.storage.len())?;
-        Ok(self.with(l))
     }
 }
 

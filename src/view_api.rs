@@ -1,0 +1,444 @@
+//! The view API, written once for [`Tensor`](crate::Tensor), [`TensorView`](crate::TensorView)
+//! and [`TensorMut`](crate::TensorMut).
+//!
+//! The three types differ only in how they hold the storage (a shared `Arc`, a borrowed
+//! `&Arc`, a borrowed `&mut`) and in their receivers: `Tensor`'s view ops take `&self` and
+//! return a new tensor sharing the storage, the borrowed views' consume `self` and return a
+//! view of the same memory. Every view op is the [`Layout`](crate::Layout) op of the same name
+//! with the same errors, so the ops are generated here, once, as inherent methods of each type
+//! (inherent, so that no trait import is needed and `rustdoc` lists them with the type), from
+//! two steps each type supplies in its own module:
+//!
+//! - `view_edit(recv, f)`: the result of editing (a copy of) the receiver's layout with `f`,
+//!   over the same storage; the borrowed views edit their own layout in place, `Tensor` a
+//!   copy. Used by the ops with an in-place `Layout` form (`transpose`, `t`, `narrow`): the
+//!   layout is built where it is returned (see `Layout::transpose_in_place`).
+//! - `view_rewrap(recv, layout)`: the same storage under a layout a view op derived from the
+//!   receiver's.
+//!
+//! Both are always inlined, so a generated op costs what a hand-written one did. A view op
+//! addresses a subset of the offsets its input addresses, so the result fits the storage (the
+//! tensor invariant); `TensorMut` gets only the ops that also keep distinct indices on distinct
+//! elements (`view_ops!`), the others get `shared_view_ops!` too. Each op has one doc
+//! example, run against the type it documents (`$make` turns the tensor `a` into that type).
+
+/// The accessors of a strided type: `shape`, `strides`, `offset`, `ndim`, `numel`, `layout`,
+/// `is_contiguous`, `explain`. The type has a `layout: Layout` field and a private
+/// `storage_len(&self)`.
+macro_rules! layout_accessors {
+    (name: $name:literal, make: $make:literal) => {
+        /// The size of each dim.
+        ///
+        /// ```
+        /// # #![allow(unused_mut)]
+        /// let mut a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
+        #[doc = concat!("assert_eq!(", $make, ".shape(), &[2, 3]);")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        #[must_use]
+        #[inline]
+        pub fn shape(&self) -> &[usize] {
+            self.layout.shape()
+        }
+
+        /// The stride of each dim, in elements (negative for flipped dims, 0 for broadcast ones).
+        ///
+        /// ```
+        /// # #![allow(unused_mut)]
+        /// let mut a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
+        #[doc = concat!("assert_eq!(", $make, ".t()?.strides(), &[1, 3]);")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        #[must_use]
+        #[inline]
+        pub fn strides(&self) -> &[isize] {
+            self.layout.strides()
+        }
+
+        /// Storage offset of the first element, in elements.
+        ///
+        /// ```
+        /// # #![allow(unused_mut)]
+        /// let mut a = stridex::Tensor::<f32>::zeros(&[4])?;
+        #[doc = concat!("assert_eq!(", $make, ".narrow(0, 1, 2)?.offset(), 1);")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        #[must_use]
+        #[inline]
+        pub fn offset(&self) -> usize {
+            self.layout.offset()
+        }
+
+        /// Number of dims.
+        ///
+        /// ```
+        /// # #![allow(unused_mut)]
+        /// let mut a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
+        #[doc = concat!("assert_eq!(", $make, ".select(0, 1)?.ndim(), 1);")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        #[must_use]
+        #[inline]
+        pub fn ndim(&self) -> usize {
+            self.layout.ndim()
+        }
+
+        /// Number of elements.
+        ///
+        /// ```
+        /// # #![allow(unused_mut)]
+        /// let mut a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
+        #[doc = concat!("assert_eq!(", $make, ".narrow(1, 0, 2)?.numel(), 4);")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        #[must_use]
+        #[inline]
+        pub fn numel(&self) -> usize {
+            self.layout.numel()
+        }
+
+        /// The layout (shape, strides, offset).
+        ///
+        /// ```
+        /// # #![allow(unused_mut)]
+        /// let mut a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
+        #[doc = concat!("assert!(!", $make, ".t()?.layout().is_contiguous());")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        #[must_use]
+        #[inline]
+        pub fn layout(&self) -> &$crate::layout::Layout {
+            &self.layout
+        }
+
+        /// Whether the layout is row-major contiguous
+        /// ([`Layout::is_contiguous`](crate::Layout::is_contiguous)).
+        ///
+        /// ```
+        /// # #![allow(unused_mut)]
+        /// let mut a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
+        #[doc = concat!("assert!(", $make, ".is_contiguous());")]
+        #[doc = concat!("assert!(!", $make, ".t()?.is_contiguous());")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        #[must_use]
+        #[inline]
+        pub fn is_contiguous(&self) -> bool {
+            self.layout.is_contiguous()
+        }
+
+        /// A readable description of the layout
+        /// ([`Layout::explain`](crate::Layout::explain)) plus the storage it views.
+        ///
+        /// ```
+        /// # #![allow(unused_mut)]
+        /// let mut a = stridex::Tensor::<f32>::zeros(&[4, 4])?;
+        #[doc = concat!("assert!(", $make, ".t()?.explain().contains(\"contiguous: no\"));")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        #[must_use]
+        pub fn explain(&self) -> String {
+            format!(
+                "{}<{}> over a storage of {} elements\n{}",
+                $name,
+                T::DTYPE,
+                self.storage_len(),
+                self.layout.explain()
+            )
+        }
+    };
+}
+
+/// The view ops every strided type has (none can make two indices address one element):
+/// `view`, `transpose`, `t`, `permute`, `narrow`, `slice`, `select`, `squeeze`, `unsqueeze`,
+/// `flip`, `diagonal`, `diagonal_with`. `recv` is the receiver (`&self` or `self`) followed
+/// by the `self` token the bodies use; `out` the result type.
+macro_rules! view_ops {
+    (recv: [$($recv:tt)*] $s:ident, out: $Out:ty, make: $make:literal) => {
+        /// The same elements under a new shape, without copying
+        /// ([`Layout::view`](crate::Layout::view)).
+        ///
+        /// # Errors
+        /// [`Error::NumelMismatch`](crate::Error::NumelMismatch), or
+        /// [`Error::ViewNotPossible`](crate::Error::ViewNotPossible) when the strides cannot
+        /// express the shape; then [`Tensor::reshape`](crate::Tensor::reshape) copies instead.
+        ///
+        /// ```
+        /// # #![allow(unused_mut)]
+        /// let mut a = stridex::Tensor::<f32>::zeros(&[4, 6])?;
+        #[doc = concat!("assert_eq!(", $make, ".view(&[2, 12])?.strides(), &[12, 1]);")]
+        #[doc = concat!("assert!(", $make, ".t()?.view(&[24]).is_err());")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        pub fn view($($recv)*, shape: &[usize]) -> $crate::error::Result<$Out> {
+            let l = $s.layout.view(shape)?;
+            Ok($s.view_rewrap(l))
+        }
+
+        /// Swaps two dims ([`Layout::transpose`](crate::Layout::transpose)).
+        ///
+        /// # Errors
+        /// [`Error::DimOutOfRange`](crate::Error::DimOutOfRange) naming `transpose`.
+        ///
+        /// ```
+        /// # #![allow(unused_mut)]
+        /// let mut a = stridex::Tensor::<f32>::zeros(&[2, 3, 4])?;
+        #[doc = concat!("assert_eq!(", $make, ".transpose(0, 2)?.shape(), &[4, 3, 2]);")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        #[inline]
+        pub fn transpose($($recv)*, d0: usize, d1: usize) -> $crate::error::Result<$Out> {
+            $s.view_edit(|l| l.transpose_in_place(d0, d1))
+        }
+
+        /// Matrix transpose of a view of at most 2 dims ([`Layout::t`](crate::Layout::t)).
+        ///
+        /// # Errors
+        /// [`Error::RankMismatch`](crate::Error::RankMismatch) naming `t` for more than 2 dims.
+        ///
+        /// ```
+        /// # #![allow(unused_mut)]
+        /// let mut a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;
+        #[doc = concat!("assert_eq!(", $make, ".t()?.get(&[2, 1])?, 5);")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        #[inline]
+        pub fn t($($recv)*) -> $crate::error::Result<$Out> {
+            $s.view_edit($crate::layout::Layout::t_in_place)
+        }
+
+        /// Reorders the dims: dim `i` of the result is dim `dims[i]`
+        /// ([`Layout::permute`](crate::Layout::permute)).
+        ///
+        /// # Errors
+        /// [`Error::NotAPermutation`](crate::Error::NotAPermutation).
+        ///
+        /// ```
+        /// # #![allow(unused_mut)]
+        /// let mut a = stridex::Tensor::<f32>::zeros(&[2, 3, 4])?;
+        #[doc = concat!("assert_eq!(", $make, ".permute(&[1, 2, 0])?.shape(), &[3, 4, 2]);")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        pub fn permute($($recv)*, dims: &[usize]) -> $crate::error::Result<$Out> {
+            let l = $s.layout.permute(dims)?;
+            Ok($s.view_rewrap(l))
+        }
+
+        /// Keeps elements `start..start + len` of `dim`
+        /// ([`Layout::narrow`](crate::Layout::narrow)).
+        ///
+        /// # Errors
+        /// [`Error::DimOutOfRange`](crate::Error::DimOutOfRange),
+        /// [`Error::RangeOutOfBounds`](crate::Error::RangeOutOfBounds).
+        ///
+        /// ```
+        /// # #![allow(unused_mut)]
+        /// let mut a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;
+        #[doc = concat!("assert_eq!(", $make, ".narrow(1, 1, 2)?.to_vec(), vec![1, 2, 4, 5]);")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        #[inline]
+        pub fn narrow($($recv)*, dim: usize, start: usize, len: usize) -> $crate::error::Result<$Out> {
+            $s.view_edit(|l| l.narrow_in_place(dim, start, len))
+        }
+
+        /// NumPy slice `start:end:step` of `dim`: negative `start`/`end` count from the end,
+        /// out-of-range bounds are clamped, a negative `step` walks backwards
+        /// ([`Layout::slice`](crate::Layout::slice)).
+        ///
+        /// # Errors
+        /// [`Error::DimOutOfRange`](crate::Error::DimOutOfRange),
+        /// [`Error::ZeroStep`](crate::Error::ZeroStep), [`Error::Overflow`](crate::Error::Overflow).
+        ///
+        /// ```
+        /// # #![allow(unused_mut)]
+        /// let mut a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[6])?;
+        #[doc = concat!("assert_eq!(", $make, ".slice(0, 1, 6, 2)?.to_vec(), vec![1, 3, 5]);")]
+        #[doc = concat!("assert_eq!(", $make, ".slice(0, -1, isize::MIN, -3)?.to_vec(), vec![5, 2]);")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        pub fn slice(
+            $($recv)*,
+            dim: usize,
+            start: isize,
+            end: isize,
+            step: isize,
+        ) -> $crate::error::Result<$Out> {
+            let l = $s.layout.slice(dim, start, end, step)?;
+            Ok($s.view_rewrap(l))
+        }
+
+        /// Index `index` of `dim`, dropping the dim ([`Layout::select`](crate::Layout::select)).
+        ///
+        /// # Errors
+        /// [`Error::DimOutOfRange`](crate::Error::DimOutOfRange),
+        /// [`Error::IndexOutOfRange`](crate::Error::IndexOutOfRange).
+        ///
+        /// ```
+        /// # #![allow(unused_mut)]
+        /// let mut a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;
+        #[doc = concat!("assert_eq!(", $make, ".select(1, 2)?.to_vec(), vec![2, 5]);")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        pub fn select($($recv)*, dim: usize, index: usize) -> $crate::error::Result<$Out> {
+            let l = $s.layout.select(dim, index)?;
+            Ok($s.view_rewrap(l))
+        }
+
+        /// Removes a size-1 dim ([`Layout::squeeze`](crate::Layout::squeeze)).
+        ///
+        /// # Errors
+        /// [`Error::DimOutOfRange`](crate::Error::DimOutOfRange),
+        /// [`Error::SqueezeNonUnit`](crate::Error::SqueezeNonUnit).
+        ///
+        /// ```
+        /// # #![allow(unused_mut)]
+        /// let mut a = stridex::Tensor::<f32>::zeros(&[2, 1, 3])?;
+        #[doc = concat!("assert_eq!(", $make, ".squeeze(1)?.shape(), &[2, 3]);")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        pub fn squeeze($($recv)*, dim: usize) -> $crate::error::Result<$Out> {
+            let l = $s.layout.squeeze(dim)?;
+            Ok($s.view_rewrap(l))
+        }
+
+        /// Inserts a size-1 dim at `dim` ([`Layout::unsqueeze`](crate::Layout::unsqueeze)).
+        ///
+        /// # Errors
+        /// [`Error::DimOutOfRange`](crate::Error::DimOutOfRange) unless `dim <= ndim`.
+        ///
+        /// ```
+        /// # #![allow(unused_mut)]
+        /// let mut a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
+        #[doc = concat!("assert_eq!(", $make, ".unsqueeze(2)?.shape(), &[2, 3, 1]);")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        pub fn unsqueeze($($recv)*, dim: usize) -> $crate::error::Result<$Out> {
+            let l = $s.layout.unsqueeze(dim)?;
+            Ok($s.view_rewrap(l))
+        }
+
+        /// Reverses `dim` with a negative stride, without copying
+        /// ([`Layout::flip`](crate::Layout::flip)).
+        ///
+        /// # Errors
+        /// [`Error::DimOutOfRange`](crate::Error::DimOutOfRange).
+        ///
+        /// ```
+        /// # #![allow(unused_mut)]
+        /// let mut a = stridex::Tensor::from_vec(vec![1, 2, 3], &[3])?;
+        #[doc = concat!("assert_eq!(", $make, ".flip(0)?.to_vec(), vec![3, 2, 1]);")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        pub fn flip($($recv)*, dim: usize) -> $crate::error::Result<$Out> {
+            let l = $s.layout.flip(dim)?;
+            Ok($s.view_rewrap(l))
+        }
+
+        /// The main diagonal of dims 0 and 1 ([`Layout::diagonal`](crate::Layout::diagonal)).
+        ///
+        /// # Errors
+        /// As [`Layout::diagonal`](crate::Layout::diagonal).
+        ///
+        /// ```
+        /// # #![allow(unused_mut)]
+        /// let mut a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;
+        #[doc = concat!("assert_eq!(", $make, ".diagonal()?.to_vec(), vec![0, 4]);")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        pub fn diagonal($($recv)*) -> $crate::error::Result<$Out> {
+            let l = $s.layout.diagonal()?;
+            Ok($s.view_rewrap(l))
+        }
+
+        /// Diagonal `k` (above the main one for `k > 0`) of dims `dim1` and `dim2`
+        /// ([`Layout::diagonal_with`](crate::Layout::diagonal_with)).
+        ///
+        /// # Errors
+        /// As [`Layout::diagonal_with`](crate::Layout::diagonal_with).
+        ///
+        /// ```
+        /// # #![allow(unused_mut)]
+        /// let mut a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;
+        #[doc = concat!("assert_eq!(", $make, ".diagonal_with(1, 0, 1)?.to_vec(), vec![1, 5]);")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        pub fn diagonal_with(
+            $($recv)*,
+            k: isize,
+            dim1: usize,
+            dim2: usize,
+        ) -> $crate::error::Result<$Out> {
+            let l = $s.layout.diagonal_with(k, dim1, dim2)?;
+            Ok($s.view_rewrap(l))
+        }
+    };
+}
+
+/// The view ops only the read-only types have, since their results may address one element
+/// from several indices: `expand`, `unfold`, `as_strided`. The type has a private
+/// `storage_len(&self)`.
+macro_rules! shared_view_ops {
+    (recv: [$($recv:tt)*] $s:ident, out: $Out:ty, make: $make:literal) => {
+        /// Broadcasts size-1 dims (and new leading dims) to `shape` with stride 0, without
+        /// copying ([`Layout::expand`](crate::Layout::expand)).
+        ///
+        /// # Errors
+        /// [`Error::RankMismatch`](crate::Error::RankMismatch) if `shape` has fewer dims,
+        /// [`Error::ExpandMismatch`](crate::Error::ExpandMismatch) if a dim that is not 1
+        /// differs from its target size.
+        ///
+        /// ```
+        /// let a = stridex::Tensor::from_vec(vec![1, 2, 3], &[1, 3])?;
+        #[doc = concat!("let m = ", $make, ".expand(&[2, 3])?;")]
+        /// assert_eq!((m.strides(), m.to_vec()), (&[0, 1][..], vec![1, 2, 3, 1, 2, 3]));
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        pub fn expand($($recv)*, shape: &[usize]) -> $crate::error::Result<$Out> {
+            let l = $s.layout.expand(shape)?;
+            Ok($s.view_rewrap(l))
+        }
+
+        /// Sliding windows of `size` elements every `step` along `dim`, as a new last dim
+        /// ([`Layout::unfold`](crate::Layout::unfold)).
+        ///
+        /// # Errors
+        /// As [`Layout::unfold`](crate::Layout::unfold).
+        ///
+        /// ```
+        /// let a = stridex::Tensor::from_vec((0..5).collect::<Vec<i32>>(), &[5])?;
+        #[doc = concat!("assert_eq!(", $make, ".unfold(0, 3, 2)?.to_vec(), vec![0, 1, 2, 2, 3, 4]);")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        pub fn unfold($($recv)*, dim: usize, size: usize, step: usize) -> $crate::error::Result<$Out> {
+            let l = $s.layout.unfold(dim, size, step)?;
+            Ok($s.view_rewrap(l))
+        }
+
+        /// Any shape and strides over the same storage (absolute `offset`), checked against
+        /// the storage length ([`Layout::as_strided`](crate::Layout::as_strided)).
+        ///
+        /// # Errors
+        /// As [`Layout::new`](crate::Layout::new), and
+        /// [`Error::OutOfBounds`](crate::Error::OutOfBounds) naming the offending offset and
+        /// the storage length.
+        ///
+        /// ```
+        /// let a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[6])?;
+        #[doc = concat!("let w = ", $make, ".as_strided(&[4, 3], &[1, 1], 0)?; // overlapping windows")]
+        /// assert_eq!(w.get(&[3, 2])?, 5);
+        #[doc = concat!("assert!(", $make, ".as_strided(&[4, 3], &[1, 1], 1).is_err());")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        pub fn as_strided(
+            $($recv)*,
+            shape: &[usize],
+            strides: &[isize],
+            offset: usize,
+        ) -> $crate::error::Result<$Out> {
+            let l = $s.layout.as_strided(shape, strides, offset)?;
+            l.check_fits("as_strided", $s.storage_len())?;
+            Ok($s.view_rewrap(l))
+        }
+    };
+}
