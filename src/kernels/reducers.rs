@@ -226,7 +226,7 @@ mod tests {
 // ---------------------------------------------------------------------------------------------
 // Reducers of `Tensor`'s statistics (src/tensor/stats.rs): logsumexp, norms, non-zero tests
 // and counts, sums in a wider type. (Softmax and variance have kernels of their own:
-// src/kernels/softmax.rs and moments.rs.)
+// src/kernels/softmax/ and moments.rs.)
 // ---------------------------------------------------------------------------------------------
 
 use num_traits::{AsPrimitive, Float};

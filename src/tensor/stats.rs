@@ -5,7 +5,7 @@
 //! threads.
 //!
 //! - **Softmax** ([`Tensor::softmax`], [`Tensor::log_softmax`]) has a kernel of its own
-//!   (`src/kernels/softmax.rs`): per slice, one loop accumulates `(max, sum of e^(x - max))`
+//!   (`src/kernels/softmax/`): per slice, one loop accumulates `(max, sum of e^(x - max))`
 //!   online (rescaling the sum when the max grows) and a second writes `e^(x - max) / sum`
 //!   (or `x - max - ln sum`): two reads of the input, one write. Logits near ±1000 are as safe
 //!   as logits near 0. Elements compute in `f32` (`f64` for `f64`). The result is laid out
