@@ -30,7 +30,6 @@ mod shape;
 mod stats;
 mod traits;
 mod views;
-mod write;
 
 pub use access::Iter;
 pub use stats::{Norm, NormOrder};
@@ -204,6 +203,12 @@ impl<T: Element> Tensor<T> {
         let storage = storage.into();
         layout.check_fits("from_storage", storage.len())?;
         Ok(Self::from_parts(storage, layout))
+    }
+
+    /// The storage and the layout, for the write path (`tensor_mut::owned`), which takes the
+    /// storage exclusively (or rebinds it to a copy) and lends the layout to a `TensorMut`.
+    pub(crate) fn storage_and_layout_mut(&mut self) -> (&mut Arc<Storage<T>>, &Layout) {
+        (&mut self.storage, &self.layout)
     }
 
     /// The shared storage.

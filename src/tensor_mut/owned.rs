@@ -1,5 +1,7 @@
-//! Writing to a tensor: `view_mut` (copy-on-write) and the write methods that forward to
-//! [`TensorMut`], plus the `std::ops` assignment operators.
+//! Writing to an owned [`Tensor`]: `view_mut` (copy-on-write) and the write methods that
+//! forward to [`TensorMut`], plus the `std::ops` assignment operators. They live with
+//! `TensorMut`, which they create, so that `tensor/` never imports `tensor_mut/` (as
+//! `tensor_view/` adds `Tensor::as_view`): the dependency runs one way.
 //!
 //! # Note [copy-on-write]
 //!
@@ -15,18 +17,18 @@
 //! is an `Err` instead. A layout that may address an element twice is refused first, shared or
 //! not, since no copy could say which of the aliased writes wins.
 
-use super::Tensor;
+use super::{check_divisor, check_writable, TensorMut};
 use crate::audit::CopyReason;
 use crate::element::Element;
 use crate::error::Result;
 use crate::layout::Layout;
 use crate::scalar::Numeric;
 use crate::storage::Storage;
-use crate::tensor_mut::{check_divisor, check_writable, TensorMut};
+use crate::tensor::Tensor;
 
 impl<T: Element> Tensor<T> {
     /// A mutable view of the whole tensor; see the Note [copy-on-write] in this module's source
-    /// (`src/tensor/write.rs`) and [`TensorMut`].
+    /// (`src/tensor_mut/owned.rs`) and [`TensorMut`].
     ///
     /// If other tensors share this tensor's storage, this tensor first gets its own dense copy
     /// in its own memory order (an implicit copy, [`CopyReason::CopyOnWrite`]); the others keep
@@ -56,14 +58,15 @@ impl<T: Element> Tensor<T> {
     /// ```
     #[track_caller]
     pub fn view_mut(&mut self) -> Result<TensorMut<'_, T>> {
-        check_writable("view_mut", &self.layout, self.storage.len())?;
-        if Storage::exclusive(&mut self.storage).is_none() {
-            let dst = self.layout.dense_like()?;
+        check_writable("view_mut", self.layout(), self.storage().len())?;
+        if Storage::exclusive(self.storage_and_layout_mut().0).is_none() {
+            let dst = self.layout().dense_like()?;
             *self = self.copy_to_fresh(dst, CopyReason::CopyOnWrite)?;
         }
-        let storage = Storage::exclusive(&mut self.storage)
+        let (storage, layout) = self.storage_and_layout_mut();
+        let storage = Storage::exclusive(storage)
             .expect("a fresh copy-on-write storage has no other holder and is writable");
-        TensorMut::new(storage, self.layout.clone())
+        TensorMut::new(storage, layout.clone())
     }
 
     /// Sets every element to `value` (copy-on-write as [`Tensor::view_mut`]).
@@ -117,7 +120,7 @@ impl<T: Element> Tensor<T> {
     /// ```
     #[track_caller]
     pub fn set(&mut self, index: &[usize], value: T) -> Result<()> {
-        self.layout.offset_of_for("set", index)?;
+        self.layout().offset_of_for("set", index)?;
         self.view_mut()?.set(index, value)
     }
 
