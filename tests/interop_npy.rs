@@ -411,9 +411,22 @@ fn malformed_files_say_what_is_wrong() {
         numpy_file("{'descr': '<u2', 'fortran_order': False}", &[0; 4]),
         "no 'shape'",
     ));
+    // A descr that is no dtype at all is a damaged header, not a type to convert.
+    for descr in ["<x9", ""] {
+        let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': (2,), }}");
+        cases.push((
+            numpy_file(&dict, &[0; 4]),
+            if descr.is_empty() {
+                "the header's 'descr' is '', which is not a NumPy dtype"
+            } else {
+                "the header's 'descr' is '<x9', which is not a NumPy dtype"
+            },
+        ));
+    }
     for (f, want) in cases {
         let e = read_npy(&f[..]).unwrap_err();
         assert!(matches!(e, Error::MalformedFile { .. }), "{e}");
+        assert!(!e.to_string().contains("convert the data"), "{e}");
         assert!(e.to_string().contains(want), "{want}: {e}");
     }
 }
