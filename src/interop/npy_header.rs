@@ -579,7 +579,9 @@ mod tests {
 
     #[test]
     fn foreign_element_types_are_unsupported_not_malformed() {
-        for d in ["<c8", "<U3", "|O", "<M8[ns]", "<m8", "<f16", "|V2", ">c16", "|S0"] {
+        for d in [
+            "<c8", "<U3", "|O", "<M8[ns]", "<m8", "<f16", "|V2", ">c16", "|S0",
+        ] {
             let text = format!("{{'descr': '{d}', 'fortran_order': False, 'shape': ()}}");
             assert_eq!(
                 header(&text),
