@@ -57,7 +57,14 @@ proptest! {
             Err(e) => {
                 prop_assert!(need != len);
                 let msg = e.to_string();
-                prop_assert!(msg.contains(&format!("needs {need} elements but there are {len}")), "{}", msg);
+                let want = if shape.is_empty() {
+                    format!(r#"the shape is [] (0 dims, a scalar), which needs exactly 1 element in "data", but "data" has {len}"#)
+                } else {
+                    let s = if need == 1 { "" } else { "s" };
+                    format!(r#"the shape {shape:?} needs {need} element{s} in "data", but "data" has {len}"#)
+                };
+                prop_assert!(msg.starts_with("cannot deserialize a Tensor<u8>: "), "{}", msg);
+                prop_assert!(msg.contains(&want), "{}", msg);
             }
         }
     }
@@ -92,7 +99,7 @@ fn bad_input_is_refused_with_a_clear_error() {
     let cases = [
         (
             r#"{"shape":[2,2],"data":[1,2,3]}"#,
-            "shape [2, 2] needs 4 elements but there are 3",
+            r#"the shape [2, 2] needs 4 elements in "data", but "data" has 3; give 4 elements, or a shape whose sizes multiply to 3"#,
         ),
         (
             r#"{"shape":[18446744073709551615,2],"data":[]}"#,
@@ -122,4 +129,44 @@ fn bad_input_is_refused_with_a_clear_error() {
             assert!(e.contains(want), "{json}: {e}");
         }
     }
+}
+
+#[test]
+fn a_0_dim_shape_with_the_wrong_data_length_reads_as_a_sentence() {
+    let cases = [
+        (
+            r#"{"shape":[],"data":[1,2]}"#,
+            r#"cannot deserialize a Tensor<u8>: the shape is [] (0 dims, a scalar), which needs exactly 1 element in "data", but "data" has 2; give "data" one element, or the shape [2] for a 1-dim tensor of 2 elements at line 1 column 25"#,
+        ),
+        (
+            r#"{"shape":[],"data":[]}"#,
+            r#"cannot deserialize a Tensor<u8>: the shape is [] (0 dims, a scalar), which needs exactly 1 element in "data", but "data" has 0; give "data" one element, or the shape [0] for a 1-dim tensor of 0 elements at line 1 column 22"#,
+        ),
+        (
+            r#"[[],[1,2]]"#,
+            r#"the shape is [] (0 dims, a scalar), which needs exactly 1 element in "data", but "data" has 2"#,
+        ),
+        (
+            r#"{"shape":[1,1],"data":[]}"#,
+            r#"cannot deserialize a Tensor<u8>: the shape [1, 1] needs 1 element in "data", but "data" has 0; give 1 element, or a shape whose sizes multiply to 0"#,
+        ),
+        (
+            r#"{"shape":[0],"data":[1]}"#,
+            r#"the shape [0] needs 0 elements in "data", but "data" has 1; give 0 elements, or a shape whose sizes multiply to 1"#,
+        ),
+    ];
+    for (json, want) in cases {
+        let e = serde_json::from_str::<Tensor<u8>>(json)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains(want), "{json}:\n{e}\n{want}");
+        // No internal names, no "1 elements".
+        assert!(
+            !e.contains("Tensor::deserialize") && !e.contains(" 1 elements"),
+            "{e}"
+        );
+    }
+    // The right count for a 0-dim tensor is one element.
+    let t: Tensor<u8> = serde_json::from_str(r#"{"shape":[],"data":[7]}"#).unwrap();
+    assert_eq!((t.shape(), t.get(&[]).unwrap()), (&[][..], 7));
 }

@@ -12,7 +12,8 @@
 //!
 //! `f16` and `bf16` elements are numbers (their `f32` values, exact) in human-readable formats
 //! such as JSON, and `half`'s own 16-bit encoding in binary formats. JSON has no NaN or
-//! infinity (serde_json writes `null`), so tensors holding them need a binary format.
+//! infinity (serde_json writes `null`), so tensors holding them need a binary format (a NaN's
+//! payload survives only there).
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -23,7 +24,6 @@ use ::serde::{Deserialize, Deserializer, Serialize, Serializer};
 use half::{bf16, f16};
 
 use crate::element::{DType, Element};
-use crate::error::Error;
 use crate::layout::checked_numel;
 use crate::tensor::Tensor;
 
@@ -98,7 +98,8 @@ impl<T: Element + Serialize> Serialize for Elements<'_, T> {
 /// let t: Tensor<f32> = serde_json::from_str(r#"{"shape": [2, 2], "data": [1, 2, 3, 4]}"#).unwrap();
 /// assert_eq!(t.get(&[1, 0])?, 3.0);
 /// let err = serde_json::from_str::<Tensor<f32>>(r#"{"shape": [2, 3], "data": [1, 2]}"#);
-/// assert!(err.unwrap_err().to_string().contains("needs 6 elements but there are 2"));
+/// let msg = err.unwrap_err().to_string();
+/// assert!(msg.contains(r#"the shape [2, 3] needs 6 elements in "data", but "data" has 2"#));
 /// # Ok::<(), stridex::Error>(())
 /// ```
 impl<'de, T: Element + Deserialize<'de>> Deserialize<'de> for Tensor<T> {
@@ -126,14 +127,38 @@ impl<T: Element> TensorVisitor<T> {
     fn build<E: de::Error>(shape: Vec<usize>, data: Vec<T>) -> Result<Tensor<T>, E> {
         let need = checked_numel(&shape);
         if need != Some(data.len()) {
-            return Err(E::custom(Error::NumelMismatch {
-                op: "Tensor::deserialize",
-                have: data.len(),
-                shape,
-                need,
-            }));
+            return Err(E::custom(numel_message::<T>(&shape, need, data.len())));
         }
         Tensor::from_vec(data, &shape).map_err(E::custom)
+    }
+}
+
+/// Why `shape` and a `data` of `have` elements do not make a tensor, as one sentence: what
+/// was asked, what was found, what to do. Deserializers append the position (serde_json:
+/// `" at line 1 column 25"`), so the message ends on a plain clause.
+fn numel_message<T: Element>(shape: &[usize], need: Option<usize>, have: usize) -> String {
+    let elements = |n: usize| format!("{n} element{}", if n == 1 { "" } else { "s" });
+    let shape_text = format!("{shape:?}");
+    let asked = format!("cannot deserialize a Tensor<{}>", T::DTYPE);
+    match need {
+        Some(_) if shape.is_empty() => format!(
+            "{asked}: the shape is [] (0 dims, a scalar), which needs exactly 1 element in \
+             \"data\", but \"data\" has {have}; give \"data\" one element, or the shape \
+             [{have}] for a 1-dim tensor of {}",
+            elements(have)
+        ),
+        Some(n) => format!(
+            "{asked}: the shape {shape_text} needs {} in \"data\", but \"data\" has {have}; \
+             give {}, or a shape whose sizes multiply to {have}",
+            elements(n),
+            elements(n)
+        ),
+        None => format!(
+            "{asked}: the shape {shape_text} has a size or element count above isize::MAX, \
+             which no tensor can hold; \"data\" has {}, so give a shape whose sizes multiply \
+             to {have}",
+            elements(have)
+        ),
     }
 }
 
