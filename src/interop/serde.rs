@@ -14,6 +14,21 @@
 //! such as JSON, and `half`'s own 16-bit encoding in binary formats. JSON has no NaN or
 //! infinity (serde_json writes `null`), so tensors holding them need a binary format (a NaN's
 //! payload survives only there).
+//!
+//! # Exact floats in JSON: enable serde_json's `float_roundtrip`
+//!
+//! serde_json writes every `f32` / `f64` with enough digits to name it exactly, but by default
+//! it reads numbers with a fast algorithm that can land one ulp off: about 29% of random
+//! `f64` values come back changed. Tensors that must round-trip bit for bit through JSON need
+//! that crate's `float_roundtrip` feature, in the Cargo.toml of the crate that calls
+//! serde_json (stridex does not depend on serde_json for this feature, so cannot turn it on):
+//!
+//! ```toml
+//! serde_json = { version = "1", features = ["float_roundtrip"] }
+//! ```
+//!
+//! With it, every finite `f64`, `f32`, `f16` and `bf16` (subnormals and extremes included)
+//! comes back with its exact bits; integers are exact either way.
 
 use std::fmt;
 use std::marker::PhantomData;
