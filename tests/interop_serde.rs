@@ -279,3 +279,68 @@ fn f32_and_half_floats_round_trip_bit_exactly_through_json() {
         .zip(&brains)
         .all(|(a, b)| a.to_bits() == b.to_bits()));
 }
+
+/// A writer that takes `limit` bytes, then fails.
+struct Limited {
+    written: usize,
+    limit: usize,
+}
+
+impl std::io::Write for Limited {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.written + buf.len() > self.limit {
+            return Err(std::io::Error::other("the test writer is full"));
+        }
+        self.written += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_huge_expanded_view_streams_and_stops_at_the_writer_error() {
+    // 2^30 elements over one stored f32: 4 GiB if collected, more as JSON text.
+    let huge = Tensor::<f32>::zeros(&[1])
+        .unwrap()
+        .expand(&[1 << 30])
+        .unwrap();
+    let mut w = Limited {
+        written: 0,
+        limit: 16 << 10,
+    };
+    let e = serde_json::to_writer(&mut w, &huge).unwrap_err();
+    assert!(e.is_io(), "{e}");
+    assert!(e.to_string().contains("the test writer is full"), "{e}");
+    assert!(
+        w.written > (16 << 10) - 16 && w.written <= 16 << 10,
+        "{}",
+        w.written
+    );
+    // The same for a 2-dim broadcast of a half-float row, which travels as f32 numbers.
+    let row = Tensor::from_vec(vec![half::bf16::ONE; 4], &[4]).unwrap();
+    let wide = row.expand(&[1 << 28, 4]).unwrap();
+    let mut w = Limited {
+        written: 0,
+        limit: 4096,
+    };
+    assert!(serde_json::to_writer(&mut w, &wide).unwrap_err().is_io());
+}
+
+#[test]
+fn an_expanded_view_is_written_whole_to_a_counting_writer() {
+    let n = 1usize << 18;
+    let e = Tensor::from_vec(vec![7u8], &[1])
+        .unwrap()
+        .expand(&[n])
+        .unwrap();
+    let mut w = Limited {
+        written: 0,
+        limit: usize::MAX,
+    };
+    serde_json::to_writer(&mut w, &e).unwrap();
+    // {"shape":[n],"data":[7,7,...,7]}: each element one digit and a comma but the last.
+    let head = format!(r#"{{"shape":[{n}],"data":["#).len();
+    assert_eq!(w.written, head + 2 * n - 1 + 2);
+}

@@ -29,6 +29,15 @@
 //!
 //! With it, every finite `f64`, `f32`, `f16` and `bf16` (subnormals and extremes included)
 //! comes back with its exact bits; integers are exact either way.
+//!
+//! # Large tensors
+//!
+//! Serializing walks the tensor's layout and hands the elements one at a time, in logical
+//! order, to a `SerializeSeq`: nothing is collected, so a view of any size (an expanded view
+//! of 2^30 elements over one stored element, say) costs no memory beyond what the serializer
+//! itself keeps. Write such tensors to a stream (`serde_json::to_writer` on a file or a
+//! `BufWriter`): `serde_json::to_string` and `to_vec` build the whole text in memory first,
+//! gigabytes for 2^30 elements, and a failed allocation aborts the process.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -94,6 +103,9 @@ struct Elements<'a, T: Element> {
 impl<T: Element + Serialize> Serialize for Elements<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(Some(self.tensor.numel()))?;
+        // `Tensor::iter` walks the layout (an odometer over the strides): one element at a
+        // time, never a copy of the tensor, so a huge broadcast view streams in constant memory
+        // and a failing writer stops the walk at its first error.
         for x in self.tensor.iter() {
             match to_f32(x).filter(|_| self.as_f32) {
                 Some(f) => seq.serialize_element(&f)?,
