@@ -482,3 +482,26 @@ fn files_round_trip_through_the_file_system() {
         })
     ));
 }
+
+#[test]
+fn a_dtype_mismatch_names_the_method_called() {
+    let mut bytes = Vec::new();
+    write_npy(&mut bytes, &Tensor::from_vec(vec![1.5f64], &[1]).unwrap()).unwrap();
+    let d = read_npy(&bytes[..]).unwrap();
+    let e = d.clone().into_tensor::<f32>().unwrap_err().to_string();
+    assert!(
+        e.starts_with("into_tensor: the tensor holds f64 elements, not f32; ask for f64"),
+        "{e}"
+    );
+    let e = d.as_tensor::<i64>().unwrap_err().to_string();
+    assert!(
+        e.starts_with("as_tensor: the tensor holds f64 elements, not i64"),
+        "{e}"
+    );
+    let e = Tensor::<u8>::try_from(d).unwrap_err().to_string();
+    assert!(
+        e.starts_with("try_from: the tensor holds f64 elements, not u8"),
+        "{e}"
+    );
+    assert!(!e.contains("DynTensor"), "{e}");
+}

@@ -184,7 +184,7 @@ impl SafeTensorsFile {
     /// ```
     pub fn tensor<T: Element>(&self, name: &str) -> Result<Tensor<T>> {
         match self.tensors.get(name) {
-            Some(t) => t.as_tensor::<T>().cloned(),
+            Some(t) => t.as_typed::<T>("SafeTensorsFile::tensor").cloned(),
             None => {
                 let some: Vec<String> = self.names().take(8).map(|n| format!("{n:?}")).collect();
                 let more = if self.len() > some.len() { ", ..." } else { "" };
