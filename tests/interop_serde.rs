@@ -202,8 +202,8 @@ fn f64_round_trips_bit_exactly_through_json() {
         f64::EPSILON,
         1.0 / 3.0,
         0.1,
-        9007199254740993.0,
-        2.2250738585072011e-308,
+        9007199254740994.0,                    // 2^53 + 2
+        f64::from_bits(0x0010_0000_0000_0001), // just above the smallest normal
     ];
     while values.len() < 100_000 {
         let bits = rng.next();
