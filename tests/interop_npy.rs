@@ -194,6 +194,58 @@ fn bf16_is_written_as_f32_and_casts_back_exactly() {
     assert_eq!(back.cast::<bf16>().to_vec(), values);
 }
 
+/// The 4-byte little-endian words of `bytes`.
+fn words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
+}
+
+#[test]
+fn bf16_is_widened_by_its_bits_signalling_nans_included() {
+    // Signalling NaNs of both signs, the smallest subnormal, negative zero.
+    let input = [0x7f81u16, 0xff81, 0x0001, 0x8000];
+    let want = [0x7f81_0000u32, 0xff81_0000, 0x0001_0000, 0x8000_0000];
+    let t = Tensor::from_vec(input.map(bf16::from_bits).to_vec(), &[4]).unwrap();
+    let mut out = Vec::new();
+    write_npy(&mut out, &t).unwrap();
+    assert_eq!(out.len(), 128 + 4 * 4);
+    assert_eq!(words(&out[128..]), want);
+    // The same bytes through a file, and back through the reader.
+    let path = scratch("bf16-bits.npy");
+    save_npy(&path, &t).unwrap();
+    let file = std::fs::read(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(file, out);
+    let back = read_npy(&file[..]).unwrap().into_tensor::<f32>().unwrap();
+    assert_eq!(words(&bits(&back.to_vec())), want);
+    // A strided view of them is widened the same way.
+    let flipped = t.flip(0).unwrap();
+    let mut out = Vec::new();
+    write_npy(&mut out, &flipped).unwrap();
+    let mut reversed = want;
+    reversed.reverse();
+    assert_eq!(words(&out[128..]), reversed);
+}
+
+#[test]
+fn f16_is_written_with_its_bits_unchanged() {
+    let input = [0x7c01u16, 0xfc01, 0x7e00, 0x0001, 0x8000, 0x7bff];
+    let t = Tensor::from_vec(input.map(f16::from_bits).to_vec(), &[6]).unwrap();
+    let mut out = Vec::new();
+    write_npy(&mut out, &t).unwrap();
+    assert!(String::from_utf8_lossy(&out[..128]).contains("'descr': '<f2'"));
+    let written: Vec<u16> = out[128..]
+        .chunks_exact(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect();
+    assert_eq!(written, input);
+    let back = read_npy(&out[..]).unwrap().into_tensor::<f16>().unwrap();
+    let back: Vec<u16> = back.to_vec().iter().map(|x| x.to_bits()).collect();
+    assert_eq!(back, input);
+}
+
 fn round_trip<T: Sample>(r: &Recipe) -> Result<(), TestCaseError> {
     let t = r.random::<T>();
     let mut out = Vec::new();
@@ -208,17 +260,14 @@ fn round_trip<T: Sample>(r: &Recipe) -> Result<(), TestCaseError> {
     let d = read_npy(&out[..]).unwrap();
     prop_assert_eq!(d.shape(), t.shape());
     if T::DTYPE == DType::BF16 {
-        let widened = d.into_tensor::<f32>().unwrap();
-        let narrowed: Vec<u16> = widened
-            .to_vec()
-            .iter()
-            .map(|&x| bf16::from_f32(x).to_bits())
+        // Widened by bits: each f32 is the bf16's bits and 16 zero bits, NaNs included.
+        let widened: Vec<u32> = bits(&d.into_tensor::<f32>().unwrap().to_vec())
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
             .collect();
         let original: Vec<u16> = bytemuck::cast_slice(&t.to_vec()).to_vec();
-        // NaN payloads may change in the round trip through f32; every other value is exact.
-        for (a, b) in narrowed.iter().zip(&original) {
-            let nan = bf16::from_bits(*b).is_nan();
-            prop_assert!(nan || a == b, "{a:#x} != {b:#x}");
+        for (w, b) in widened.iter().zip(&original) {
+            prop_assert_eq!(*w, u32::from(*b) << 16, "{:#x} from {:#x}", w, b);
         }
     } else {
         prop_assert_eq!(
@@ -362,9 +411,22 @@ fn malformed_files_say_what_is_wrong() {
         numpy_file("{'descr': '<u2', 'fortran_order': False}", &[0; 4]),
         "no 'shape'",
     ));
+    // A descr that is no dtype at all is a damaged header, not a type to convert.
+    for descr in ["<x9", ""] {
+        let dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': (2,), }}");
+        cases.push((
+            numpy_file(&dict, &[0; 4]),
+            if descr.is_empty() {
+                "the header's 'descr' is '', which is not a NumPy dtype"
+            } else {
+                "the header's 'descr' is '<x9', which is not a NumPy dtype"
+            },
+        ));
+    }
     for (f, want) in cases {
         let e = read_npy(&f[..]).unwrap_err();
         assert!(matches!(e, Error::MalformedFile { .. }), "{e}");
+        assert!(!e.to_string().contains("convert the data"), "{e}");
         assert!(e.to_string().contains(want), "{want}: {e}");
     }
 }
@@ -419,4 +481,27 @@ fn files_round_trip_through_the_file_system() {
             ..
         })
     ));
+}
+
+#[test]
+fn a_dtype_mismatch_names_the_method_called() {
+    let mut bytes = Vec::new();
+    write_npy(&mut bytes, &Tensor::from_vec(vec![1.5f64], &[1]).unwrap()).unwrap();
+    let d = read_npy(&bytes[..]).unwrap();
+    let e = d.clone().into_tensor::<f32>().unwrap_err().to_string();
+    assert!(
+        e.starts_with("into_tensor: the tensor holds f64 elements, not f32; ask for f64"),
+        "{e}"
+    );
+    let e = d.as_tensor::<i64>().unwrap_err().to_string();
+    assert!(
+        e.starts_with("as_tensor: the tensor holds f64 elements, not i64"),
+        "{e}"
+    );
+    let e = Tensor::<u8>::try_from(d).unwrap_err().to_string();
+    assert!(
+        e.starts_with("try_from: the tensor holds f64 elements, not u8"),
+        "{e}"
+    );
+    assert!(!e.contains("DynTensor"), "{e}");
 }

@@ -11,7 +11,8 @@ use half::{bf16, f16};
 use interop_common::{arb_recipe, bits, config, scratch};
 use proptest::prelude::*;
 use stridex::interop::{
-    load_safetensors, map_safetensors, save_safetensors, AsDynTensor, SafeTensorsFile,
+    load_safetensors, map_safetensors, save_safetensors, save_safetensors_with_metadata,
+    AsDynTensor, SafeTensorsFile,
 };
 use stridex::{Error, Tensor};
 
@@ -332,10 +333,16 @@ fn names_metadata_and_errors_for_missing_tensors() {
             .contains("no tensor named \"c\"; it has [\"b\"]"),
         "{e}"
     );
-    assert!(matches!(
-        f.tensor::<u32>("b"),
-        Err(Error::DTypeMismatch { .. })
-    ));
+    // The dtype error names the method called, not the DynTensor accessor behind it.
+    let e = f.tensor::<u32>("b").unwrap_err();
+    assert!(matches!(e, Error::DTypeMismatch { .. }), "{e:?}");
+    assert!(
+        e.to_string().starts_with(
+            "SafeTensorsFile::tensor: the tensor holds i32 elements, not u32; ask for i32"
+        ),
+        "{e}"
+    );
+    assert!(!e.to_string().contains("DynTensor"), "{e}");
     let missing = scratch("missing.safetensors");
     assert!(matches!(load_safetensors(&missing), Err(Error::Io { .. })));
 }
@@ -349,4 +356,102 @@ fn empty_tensors_and_empty_files() {
     assert_eq!(f.tensor::<u16>("s").unwrap().get(&[]).unwrap(), 5);
     let f = parse(saved(&[])).unwrap();
     assert!(f.is_empty());
+}
+
+#[test]
+fn a_tensor_named_metadata_is_refused_and_nothing_is_written() {
+    let t = Tensor::from_vec(vec![1.0f32, 2.0], &[2]).unwrap();
+    let path = scratch("reserved.safetensors");
+    let e = save_safetensors(&path, &[("__metadata__", &t)]).unwrap_err();
+    let Error::InvalidArgument { op, message } = &e else {
+        panic!("{e:?}");
+    };
+    assert_eq!(*op, "save_safetensors");
+    // What was asked, why it cannot be, what to do.
+    assert!(
+        message.contains("a tensor is named \"__metadata__\""),
+        "{e}"
+    );
+    assert!(message.contains("keeps the file's string metadata"), "{e}");
+    assert!(message.contains("give the tensor another name"), "{e}");
+    assert!(message.contains("save_safetensors_with_metadata"), "{e}");
+    assert!(!path.exists());
+    // Among other tensors, and through the metadata writer too.
+    assert!(save_safetensors(&path, &[("w", &t), ("__metadata__", &t)]).is_err());
+    let e = save_safetensors_with_metadata(&path, &[("__metadata__", &t)], [("k", "v")]);
+    assert!(
+        matches!(
+            &e,
+            Err(Error::InvalidArgument {
+                op: "save_safetensors_with_metadata",
+                ..
+            })
+        ),
+        "{e:?}"
+    );
+    assert!(!path.exists());
+    // Names that only look like it are ordinary names.
+    save_safetensors(&path, &[("__metadata", &t), ("metadata", &t)]).unwrap();
+    let f = load_safetensors(&path).unwrap();
+    assert_eq!(f.names().collect::<Vec<_>>(), ["__metadata", "metadata"]);
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn metadata_is_written_and_read_back() {
+    use std::collections::{BTreeMap, HashMap};
+    let w = Tensor::arange(0i32, 6, 1).unwrap().view(&[2, 3]).unwrap();
+    let path = scratch("meta.safetensors");
+
+    // An array of pairs.
+    save_safetensors_with_metadata(
+        &path,
+        &[("w", &w.t().unwrap())],
+        [("format", "pt"), ("", "")],
+    )
+    .unwrap();
+    let f = load_safetensors(&path).unwrap();
+    let want: BTreeMap<String, String> = [("format", "pt"), ("", "")]
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .into();
+    assert_eq!(f.metadata(), &want);
+    assert_eq!(
+        f.tensor::<i32>("w").unwrap().to_vec(),
+        w.t().unwrap().to_vec()
+    );
+
+    // A HashMap, with JSON-special and non-ASCII strings.
+    let meta: HashMap<String, String> = [
+        ("quote\"key".to_string(), "line\nbreak \\ tab\t".to_string()),
+        ("größe".to_string(), "{\"json\": [1, 2]}".to_string()),
+    ]
+    .into();
+    save_safetensors_with_metadata(&path, &[("w", &w)], &meta).unwrap();
+    let f = load_safetensors(&path).unwrap();
+    let back: HashMap<String, String> = f.metadata().clone().into_iter().collect();
+    assert_eq!(back, meta);
+
+    // A loaded file's metadata (a BTreeMap) saves back unchanged, and the bytes parse in
+    // memory the same way.
+    let again = scratch("meta-again.safetensors");
+    save_safetensors_with_metadata(&again, &[("w", &w)], f.metadata()).unwrap();
+    let bytes = std::fs::read(&again).unwrap();
+    assert_eq!(parse(bytes).unwrap().metadata(), f.metadata());
+
+    // Empty metadata writes the very file save_safetensors writes.
+    save_safetensors_with_metadata(&again, &[("w", &w)], BTreeMap::<String, String>::new())
+        .unwrap();
+    assert_eq!(std::fs::read(&again).unwrap(), saved(&[("w", &w)]));
+    assert!(load_safetensors(&again).unwrap().metadata().is_empty());
+
+    // A key given twice is refused, naming it.
+    let e =
+        save_safetensors_with_metadata(&again, &[("w", &w)], [("a", "1"), ("a", "2")]).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("the metadata key \"a\" is given twice"),
+        "{e}"
+    );
+    std::fs::remove_file(&path).unwrap();
+    std::fs::remove_file(&again).unwrap();
 }

@@ -148,13 +148,19 @@ impl DynTensor {
     /// let d = stridex::interop::DynTensor::from(stridex::Tensor::from_vec(vec![1.5f64], &[1])?);
     /// assert_eq!(d.as_tensor::<f64>()?.get(&[0])?, 1.5);
     /// let err = d.as_tensor::<f32>().unwrap_err();
-    /// assert!(err.to_string().contains("holds f64 elements, not f32"));
+    /// assert!(err.to_string().starts_with("as_tensor: the tensor holds f64 elements, not f32"));
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn as_tensor<T: Element>(&self) -> Result<&Tensor<T>> {
+        self.as_typed("as_tensor")
+    }
+
+    /// [`DynTensor::as_tensor`] for a caller whose error names `op`, the method the user
+    /// called (such as `SafeTensorsFile::tensor`).
+    pub(crate) fn as_typed<T: Element>(&self, op: &'static str) -> Result<&Tensor<T>> {
         let got = self.dtype();
         each_dtype!(self, t => (t as &dyn Any).downcast_ref::<Tensor<T>>())
-            .ok_or_else(|| mismatch::<T>("DynTensor::as_tensor", got))
+            .ok_or_else(|| mismatch::<T>(op, got))
     }
 
     /// The typed tensor, by value (no copy).
@@ -169,9 +175,13 @@ impl DynTensor {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn into_tensor<T: Element>(self) -> Result<Tensor<T>> {
+        self.into_typed("into_tensor")
+    }
+
+    /// [`DynTensor::into_tensor`] for a caller whose error names `op`.
+    fn into_typed<T: Element>(self, op: &'static str) -> Result<Tensor<T>> {
         let got = self.dtype();
-        each_dtype!(self, t => same_type::<_, Tensor<T>>(t))
-            .ok_or_else(|| mismatch::<T>("DynTensor::into_tensor", got))
+        each_dtype!(self, t => same_type::<_, Tensor<T>>(t)).ok_or_else(|| mismatch::<T>(op, got))
     }
 }
 
@@ -218,7 +228,7 @@ impl<T: Element> TryFrom<DynTensor> for Tensor<T> {
     type Error = Error;
 
     fn try_from(d: DynTensor) -> Result<Tensor<T>> {
-        d.into_tensor()
+        d.into_typed("try_from")
     }
 }
 
@@ -302,11 +312,28 @@ mod tests {
         assert_eq!(
             d.clone().into_tensor::<i32>().unwrap_err(),
             Error::DTypeMismatch {
-                op: "DynTensor::into_tensor",
+                op: "into_tensor",
                 expected: DType::I32,
                 got: DType::U32
             }
         );
-        assert!(d.as_tensor::<u64>().is_err());
+        // Each error names the method the user called, never an internal path.
+        let e = d.as_tensor::<u64>().unwrap_err();
+        assert!(
+            matches!(
+                e,
+                Error::DTypeMismatch {
+                    op: "as_tensor",
+                    ..
+                }
+            ),
+            "{e:?}"
+        );
+        let e = Tensor::<f32>::try_from(d).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "try_from: the tensor holds u32 elements, not f32; ask for u32, or cast the u32 \
+             tensor with .cast::<f32>()"
+        );
     }
 }

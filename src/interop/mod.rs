@@ -5,7 +5,7 @@
 //! |---|---|---|
 //! | `ndarray` | [`Tensor::to_ndarray_view`] (any view, negative and zero strides included), [`Tensor::from_ndarray`], [`Tensor::from_ndarray_owned`] | none for the view and for an owned array; one from a borrowed array |
 //! | `npy` | [`load_npy`] / [`save_npy`], [`read_npy`] / [`write_npy`] for any `Read` / `Write` | one read into the tensor's buffer; writes stream a contiguous or column-major tensor's memory as it is |
-//! | `safetensors` | [`load_safetensors`] (reads the file), [`map_safetensors`] (memory-maps it, `unsafe`), [`save_safetensors`] | none per tensor when its bytes are aligned to its element type |
+//! | `safetensors` | [`load_safetensors`] (reads the file), [`map_safetensors`] (memory-maps it, `unsafe`), [`save_safetensors`], [`save_safetensors_with_metadata`] (with the file's `__metadata__` strings, read back by [`SafeTensorsFile::metadata`]) | none per tensor when its bytes are aligned to its element type |
 //! | `serde` | `Serialize` / `Deserialize` for [`Tensor`] (shape and elements in logical order, validated) | - |
 //!
 //! Each has its module here (`ndarray`, `npy`, `safetensors`, `serde`, present with their
@@ -44,7 +44,10 @@ pub use dynamic::{AsDynTensor, DynTensor};
 #[cfg(feature = "npy")]
 pub use npy::{load_npy, read_npy, save_npy, write_npy};
 #[cfg(feature = "safetensors")]
-pub use safetensors::{load_safetensors, map_safetensors, save_safetensors, SafeTensorsFile};
+pub use safetensors::{
+    load_safetensors, map_safetensors, save_safetensors, save_safetensors_with_metadata,
+    SafeTensorsFile,
+};
 
 #[cfg(any(feature = "npy", feature = "safetensors"))]
 pub(crate) use files::*;

@@ -15,8 +15,12 @@
 //! alignment, little-endian data.
 //!
 //! NumPy has no `bfloat16`, so a `bf16` tensor is written as `float32` (`<f4`): a lossless
-//! widening that every NumPy reads. Reading it back gives an `f32` tensor, and `.cast::<bf16>()`
-//! restores the exact bits.
+//! widening that every NumPy reads, done on the bits (each `f32` is the `bf16`'s 16 bits
+//! followed by 16 zero bits), so every value is kept exactly, NaN payloads and signalling NaNs
+//! included. Reading it back gives an `f32` tensor: `.cast::<bf16>()` restores every value
+//! (a NaN stays a NaN, quieted, as any float conversion does); the exact bits of every element
+//! are each `f32`'s top 16 bits (`(x.to_bits() >> 16) as u16`). `f16` is written as NumPy's
+//! `float16` (`<f2`), its bits unchanged.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Read, Write};
@@ -140,10 +144,17 @@ pub fn write_npy<W: Write>(mut writer: W, tensor: &(impl AsDynTensor + ?Sized)) 
 
 fn write_dyn<W: Write>(w: &mut W, d: &DynTensor, op: &'static str, path: &str) -> Result<()> {
     match d {
-        // NumPy has no bfloat16: widen to float32, which is exact.
-        DynTensor::BF16(t) => write_typed(w, &t.try_map(bf16::to_f32)?, op, path),
+        // NumPy has no bfloat16: widen to float32 by bits (a bf16 is the top half of an f32),
+        // exact for every value; `bf16::to_f32` would quiet signalling NaNs.
+        DynTensor::BF16(t) => write_typed(w, &t.try_map(widen_bf16)?, op, path),
         _ => each_dtype!(d, t => write_typed(w, t, op, path)),
     }
+}
+
+/// The `f32` whose top 16 bits are `x`'s bits and whose low 16 bits are zero: the same value,
+/// NaN payloads and signalling bits included.
+fn widen_bf16(x: bf16) -> f32 {
+    f32::from_bits(u32::from(x.to_bits()) << 16)
 }
 
 fn write_typed<T: Element, W: Write>(

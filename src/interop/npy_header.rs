@@ -6,8 +6,9 @@
 //! (strings, `True`/`False`, tuples of sizes, in any key order and with any whitespace) and
 //! refuses anything else with a message naming the field and what was found: a missing,
 //! repeated or unknown key, a value of the wrong type, `(3)` for `(3,)`, a size that does not
-//! fit `usize`. A well-formed `descr` of a type stridex lacks (complex, strings, structured)
-//! is reported apart, as unsupported rather than malformed.
+//! fit `usize`, a `descr` that names no NumPy dtype (`''`, `'<x9'`). A well-formed `descr` of
+//! a type stridex lacks (complex, strings, structured) is reported apart, as unsupported
+//! rather than malformed.
 
 use crate::element::DType;
 
@@ -177,12 +178,19 @@ pub(super) fn parse_header(text: &str) -> std::result::Result<Header, HeaderErro
 }
 
 /// `'<f4'` and friends: a byte order (`<`, `>`, `|` for one byte, `=` for native), a kind and a
-/// size in bytes.
+/// size in bytes. A string that is no NumPy dtype at all (`''`, `'<x9'`, `'f4 '`) is a
+/// malformed header; a NumPy dtype stridex lacks (`'<c8'`, `'<U3'`) is unsupported.
 fn parse_descr(s: &str) -> std::result::Result<Descr, HeaderError> {
-    let unsupported = || HeaderError::Unsupported(format!("'{s}'"));
     let mut chars = s.chars();
-    let order = chars.next().ok_or_else(unsupported)?;
+    let order = chars.next();
     let rest = chars.as_str();
+    if !matches!(order, Some('<' | '>' | '|' | '=')) || !is_numpy_type(rest) {
+        return Err(HeaderError::Malformed(format!(
+            "the header's 'descr' is '{s}', which is not a NumPy dtype; 'descr' is a byte \
+             order ('<', '>', '|' or '='), a kind letter and a size in bytes, such as '<f4' \
+             (the file may be damaged, or not written by NumPy)"
+        )));
+    }
     let dtype = match rest {
         "f2" => DType::F16,
         "f4" => DType::F32,
@@ -197,22 +205,52 @@ fn parse_descr(s: &str) -> std::result::Result<Descr, HeaderError> {
         "u8" => DType::U64,
         // NumPy's bool: one byte, 0 or 1; stridex's masks are u8.
         "b1" => DType::U8,
-        _ => return Err(unsupported()),
+        _ => return Err(HeaderError::Unsupported(format!("'{s}'"))),
     };
     let big_endian = match order {
-        '<' => false,
-        '>' => true,
-        '=' => cfg!(target_endian = "big"),
-        '|' if dtype.size() == 1 => false,
-        '|' => {
+        Some('>') => true,
+        Some('=') => cfg!(target_endian = "big"),
+        Some('|') if dtype.size() > 1 => {
             return Err(HeaderError::Malformed(format!(
                 "descr '{s}' has no byte order ('|') but {}-byte elements need '<' or '>'",
                 dtype.size()
             )))
         }
-        _ => return Err(unsupported()),
+        _ => false,
     };
     Ok(Descr { dtype, big_endian })
+}
+
+/// Whether `t` (a descr after its byte order) is a type NumPy's `dtype.str` can name: a kind
+/// letter and a size in bytes NumPy has for that kind (`f16` is `float128`, `c8` `complex64`),
+/// any size for strings and raw bytes (`U3`, `S0`, `V2`), `O` for objects, `M8` / `m8` with an
+/// optional unit for datetimes.
+fn is_numpy_type(t: &str) -> bool {
+    let Some(kind) = t.chars().next() else {
+        return false;
+    };
+    let rest = &t[kind.len_utf8()..];
+    let (size, unit) = match rest.find('[') {
+        Some(i) => (&rest[..i], Some(&rest[i..])),
+        None => (rest, None),
+    };
+    let digits = !size.is_empty() && size.bytes().all(|b| b.is_ascii_digit());
+    let unit_ok = |u: &str| {
+        u.len() > 2
+            && u.ends_with(']')
+            && u[1..u.len() - 1].bytes().all(|b| b.is_ascii_alphanumeric())
+    };
+    match (kind, unit) {
+        ('M' | 'm', unit) => size == "8" && unit.is_none_or(unit_ok),
+        (_, Some(_)) => false,
+        ('b', _) => size == "1",
+        ('i' | 'u', _) => matches!(size, "1" | "2" | "4" | "8"),
+        ('f', _) => matches!(size, "2" | "4" | "8" | "12" | "16"),
+        ('c', _) => matches!(size, "8" | "16" | "24" | "32"),
+        ('O', _) => size.is_empty() || size == "8" || size == "4",
+        ('S' | 'U' | 'V' | 'a', _) => digits,
+        _ => false,
+    }
 }
 
 /// A parser for the subset of Python literals a header uses: a dict of string keys to
@@ -508,6 +546,26 @@ mod tests {
                 "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999999,)}",
                 "fit",
             ),
+            (
+                "{'descr': '<x9', 'fortran_order': False, 'shape': ()}",
+                "'descr' is '<x9', which is not a NumPy dtype",
+            ),
+            (
+                "{'descr': '', 'fortran_order': False, 'shape': ()}",
+                "'descr' is '', which is not a NumPy dtype",
+            ),
+            (
+                "{'descr': 'f4', 'fortran_order': False, 'shape': ()}",
+                "'descr' is 'f4', which is not a NumPy dtype",
+            ),
+            (
+                "{'descr': '<M8[n s]', 'fortran_order': False, 'shape': ()}",
+                "not a NumPy dtype",
+            ),
+            (
+                "{'descr': '|b2', 'fortran_order': False, 'shape': ()}",
+                "not a NumPy dtype",
+            ),
             ("{'descr': '<f4", "never closed"),
             ("", "starting with '{'"),
         ];
@@ -521,7 +579,9 @@ mod tests {
 
     #[test]
     fn foreign_element_types_are_unsupported_not_malformed() {
-        for d in ["<c8", "<U3", "|O", "<M8[ns]", "<f16", "|V2"] {
+        for d in [
+            "<c8", "<U3", "|O", "<M8[ns]", "<m8", "<f16", "|V2", ">c16", "|S0",
+        ] {
             let text = format!("{{'descr': '{d}', 'fortran_order': False, 'shape': ()}}");
             assert_eq!(
                 header(&text),

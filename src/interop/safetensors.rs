@@ -36,7 +36,7 @@
 //! [`Tensor::to_aligned`]: crate::Tensor::to_aligned
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
@@ -184,7 +184,7 @@ impl SafeTensorsFile {
     /// ```
     pub fn tensor<T: Element>(&self, name: &str) -> Result<Tensor<T>> {
         match self.tensors.get(name) {
-            Some(t) => t.as_tensor::<T>().cloned(),
+            Some(t) => t.as_typed::<T>("SafeTensorsFile::tensor").cloned(),
             None => {
                 let some: Vec<String> = self.names().take(8).map(|n| format!("{n:?}")).collect();
                 let more = if self.len() > some.len() { ", ..." } else { "" };
@@ -339,11 +339,14 @@ pub unsafe fn map_safetensors(path: impl AsRef<Path>) -> Result<SafeTensorsFile>
 /// order, straight from its memory when contiguous, after one copy otherwise. The file is
 /// written to a temporary file next to `path` and renamed over it, so a mapping of the old
 /// file stays valid. The `safetensors` writer places tensors largest element first with an
-/// 8-byte padded header, so every tensor in the file is aligned to its element type.
+/// 8-byte padded header, so every tensor in the file is aligned to its element type. To write
+/// the file's `__metadata__` string map too, use [`save_safetensors_with_metadata`].
 ///
 /// # Errors
-/// [`Error::InvalidArgument`] if two tensors have the same name or the header would exceed
-/// the format's 100 MB limit; [`Error::Io`] if the file cannot be written; [`Error::Alloc`].
+/// [`Error::InvalidArgument`] if two tensors have the same name, a tensor is named
+/// `"__metadata__"` (the header's key for the metadata map, so no tensor can have it), or the
+/// header would exceed the format's 100 MB limit; [`Error::Io`] if the file cannot be
+/// written; [`Error::Alloc`].
 ///
 /// ```
 /// use stridex::interop::{load_safetensors, save_safetensors};
@@ -355,6 +358,7 @@ pub unsafe fn map_safetensors(path: impl AsRef<Path>) -> Result<SafeTensorsFile>
 /// let file = load_safetensors(&path)?;
 /// assert_eq!(file.tensor::<i32>("a")?.to_vec(), vec![2, 1, 0, 5, 4, 3]);
 /// assert!(save_safetensors(&path, &[("a", &a), ("a", &half)]).is_err()); // one name twice
+/// assert!(save_safetensors(&path, &[("__metadata__", &a)]).is_err()); // the reserved key
 /// # std::fs::remove_file(&path).unwrap();
 /// # Ok::<(), stridex::Error>(())
 /// ```
@@ -362,14 +366,94 @@ pub fn save_safetensors(
     path: impl AsRef<Path>,
     tensors: &[(&str, &dyn AsDynTensor)],
 ) -> Result<()> {
-    let path = path.as_ref();
+    write_file(path.as_ref(), tensors, None, "save_safetensors")
+}
+
+/// Writes `tensors` as a `.safetensors` file, as [`save_safetensors`] does, with `metadata`
+/// as the file's `__metadata__`: free-form string keys and values (Python's
+/// `save_file(tensors, path, metadata={...})`; PyTorch checkpoints carry `{"format": "pt"}`).
+///
+/// `metadata` is any collection of string pairs: a `&HashMap<String, String>`, a
+/// `&BTreeMap<String, String>` (such as [`SafeTensorsFile::metadata`] of a loaded file, to
+/// keep it when re-saving), or an array such as `[("format", "pt")]`. Reading the file gives
+/// it back through [`SafeTensorsFile::metadata`]. An empty map writes no `__metadata__`, the
+/// same file as [`save_safetensors`].
+///
+/// # Errors
+/// As [`save_safetensors`], and [`Error::InvalidArgument`] if `metadata` gives a key twice.
+///
+/// ```
+/// use std::collections::HashMap;
+/// use stridex::interop::{load_safetensors, save_safetensors_with_metadata};
+/// use stridex::Tensor;
+/// let path = std::env::temp_dir().join(format!("stridex-doc-meta-{}.safetensors", std::process::id()));
+/// let w = Tensor::<f32>::ones(&[2, 2])?;
+/// save_safetensors_with_metadata(&path, &[("w", &w)], [("format", "pt"), ("step", "100")])?;
+/// let file = load_safetensors(&path)?;
+/// assert_eq!(file.metadata().get("format").map(String::as_str), Some("pt"));
+/// assert_eq!(file.metadata().len(), 2);
+///
+/// // A HashMap (or the BTreeMap a loaded file gives) works as well.
+/// let meta: HashMap<String, String> = [("author".to_string(), "me".to_string())].into();
+/// save_safetensors_with_metadata(&path, &[("w", &w)], &meta)?;
+/// assert_eq!(load_safetensors(&path)?.metadata()["author"], "me");
+/// # std::fs::remove_file(&path).unwrap();
+/// # Ok::<(), stridex::Error>(())
+/// ```
+pub fn save_safetensors_with_metadata<K, V>(
+    path: impl AsRef<Path>,
+    tensors: &[(&str, &dyn AsDynTensor)],
+    metadata: impl IntoIterator<Item = (K, V)>,
+) -> Result<()>
+where
+    K: AsRef<str>,
+    V: AsRef<str>,
+{
+    const OP: &str = "save_safetensors_with_metadata";
+    let mut map = HashMap::new();
+    for (k, v) in metadata {
+        let (k, v) = (k.as_ref(), v.as_ref());
+        if map.insert(k.to_string(), v.to_string()).is_some() {
+            return Err(Error::InvalidArgument {
+                op: OP,
+                message: format!(
+                    "the metadata key {k:?} is given twice; __metadata__ maps each key to one \
+                     string, so give each key once"
+                ),
+            });
+        }
+    }
+    let map = (!map.is_empty()).then_some(map);
+    write_file(path.as_ref(), tensors, map, OP)
+}
+
+/// The header key that holds the metadata map, which no tensor may use as its name.
+const METADATA_KEY: &str = "__metadata__";
+
+fn write_file(
+    path: &Path,
+    tensors: &[(&str, &dyn AsDynTensor)],
+    metadata: Option<HashMap<String, String>>,
+    op: &'static str,
+) -> Result<()> {
     let label = path.display().to_string();
     let mut seen = HashSet::new();
     let mut views = Vec::with_capacity(tensors.len());
     for &(name, tensor) in tensors {
+        if name == METADATA_KEY {
+            return Err(Error::InvalidArgument {
+                op,
+                message: format!(
+                    "a tensor is named {METADATA_KEY:?}, the key a safetensors header keeps \
+                     the file's string metadata under, so the file could not be loaded (by \
+                     stridex or Python); give the tensor another name, and pass string \
+                     metadata to save_safetensors_with_metadata"
+                ),
+            });
+        }
         if !seen.insert(name) {
             return Err(Error::InvalidArgument {
-                op: "save_safetensors",
+                op,
                 message: format!(
                     "the name {name:?} is given twice; a safetensors file holds one tensor per name"
                 ),
@@ -377,10 +461,10 @@ pub fn save_safetensors(
         }
         views.push((name.to_string(), WriteView::new(&tensor.to_dyn())?));
     }
-    ::safetensors::serialize_to_file(views, None, path).map_err(|e| match e {
-        ::safetensors::SafeTensorError::IoError(e) => io_error("save_safetensors", &label, &e),
+    ::safetensors::serialize_to_file(views, metadata, path).map_err(|e| match e {
+        ::safetensors::SafeTensorError::IoError(e) => io_error(op, &label, &e),
         other => Error::InvalidArgument {
-            op: "save_safetensors",
+            op,
             message: format!("the safetensors writer refused the tensors: {other}"),
         },
     })

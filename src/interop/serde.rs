@@ -12,7 +12,32 @@
 //!
 //! `f16` and `bf16` elements are numbers (their `f32` values, exact) in human-readable formats
 //! such as JSON, and `half`'s own 16-bit encoding in binary formats. JSON has no NaN or
-//! infinity (serde_json writes `null`), so tensors holding them need a binary format.
+//! infinity (serde_json writes `null`), so tensors holding them need a binary format (a NaN's
+//! payload survives only there).
+//!
+//! # Exact floats in JSON: enable serde_json's `float_roundtrip`
+//!
+//! serde_json writes every `f32` / `f64` with enough digits to name it exactly, but by default
+//! it reads numbers with a fast algorithm that can land one ulp off: about 29% of random
+//! `f64` values come back changed. Tensors that must round-trip bit for bit through JSON need
+//! that crate's `float_roundtrip` feature, in the Cargo.toml of the crate that calls
+//! serde_json (stridex does not depend on serde_json for this feature, so cannot turn it on):
+//!
+//! ```toml
+//! serde_json = { version = "1", features = ["float_roundtrip"] }
+//! ```
+//!
+//! With it, every finite `f64`, `f32`, `f16` and `bf16` (subnormals and extremes included)
+//! comes back with its exact bits; integers are exact either way.
+//!
+//! # Large tensors
+//!
+//! Serializing walks the tensor's layout and hands the elements one at a time, in logical
+//! order, to a `SerializeSeq`: nothing is collected, so a view of any size (an expanded view
+//! of 2^30 elements over one stored element, say) costs no memory beyond what the serializer
+//! itself keeps. Write such tensors to a stream (`serde_json::to_writer` on a file or a
+//! `BufWriter`): `serde_json::to_string` and `to_vec` build the whole text in memory first,
+//! gigabytes for 2^30 elements, and a failed allocation aborts the process.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -23,7 +48,6 @@ use ::serde::{Deserialize, Deserializer, Serialize, Serializer};
 use half::{bf16, f16};
 
 use crate::element::{DType, Element};
-use crate::error::Error;
 use crate::layout::checked_numel;
 use crate::tensor::Tensor;
 
@@ -79,6 +103,9 @@ struct Elements<'a, T: Element> {
 impl<T: Element + Serialize> Serialize for Elements<'_, T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(Some(self.tensor.numel()))?;
+        // `Tensor::iter` walks the layout (an odometer over the strides): one element at a
+        // time, never a copy of the tensor, so a huge broadcast view streams in constant memory
+        // and a failing writer stops the walk at its first error.
         for x in self.tensor.iter() {
             match to_f32(x).filter(|_| self.as_f32) {
                 Some(f) => seq.serialize_element(&f)?,
@@ -98,7 +125,8 @@ impl<T: Element + Serialize> Serialize for Elements<'_, T> {
 /// let t: Tensor<f32> = serde_json::from_str(r#"{"shape": [2, 2], "data": [1, 2, 3, 4]}"#).unwrap();
 /// assert_eq!(t.get(&[1, 0])?, 3.0);
 /// let err = serde_json::from_str::<Tensor<f32>>(r#"{"shape": [2, 3], "data": [1, 2]}"#);
-/// assert!(err.unwrap_err().to_string().contains("needs 6 elements but there are 2"));
+/// let msg = err.unwrap_err().to_string();
+/// assert!(msg.contains(r#"the shape [2, 3] needs 6 elements in "data", but "data" has 2"#));
 /// # Ok::<(), stridex::Error>(())
 /// ```
 impl<'de, T: Element + Deserialize<'de>> Deserialize<'de> for Tensor<T> {
@@ -126,14 +154,38 @@ impl<T: Element> TensorVisitor<T> {
     fn build<E: de::Error>(shape: Vec<usize>, data: Vec<T>) -> Result<Tensor<T>, E> {
         let need = checked_numel(&shape);
         if need != Some(data.len()) {
-            return Err(E::custom(Error::NumelMismatch {
-                op: "Tensor::deserialize",
-                have: data.len(),
-                shape,
-                need,
-            }));
+            return Err(E::custom(numel_message::<T>(&shape, need, data.len())));
         }
         Tensor::from_vec(data, &shape).map_err(E::custom)
+    }
+}
+
+/// Why `shape` and a `data` of `have` elements do not make a tensor, as one sentence: what
+/// was asked, what was found, what to do. Deserializers append the position (serde_json:
+/// `" at line 1 column 25"`), so the message ends on a plain clause.
+fn numel_message<T: Element>(shape: &[usize], need: Option<usize>, have: usize) -> String {
+    let elements = |n: usize| format!("{n} element{}", if n == 1 { "" } else { "s" });
+    let shape_text = format!("{shape:?}");
+    let asked = format!("cannot deserialize a Tensor<{}>", T::DTYPE);
+    match need {
+        Some(_) if shape.is_empty() => format!(
+            "{asked}: the shape is [] (0 dims, a scalar), which needs exactly 1 element in \
+             \"data\", but \"data\" has {have}; give \"data\" one element, or the shape \
+             [{have}] for a 1-dim tensor of {}",
+            elements(have)
+        ),
+        Some(n) => format!(
+            "{asked}: the shape {shape_text} needs {} in \"data\", but \"data\" has {have}; \
+             give {}, or a shape whose sizes multiply to {have}",
+            elements(n),
+            elements(n)
+        ),
+        None => format!(
+            "{asked}: the shape {shape_text} has a size or element count above isize::MAX, \
+             which no tensor can hold; \"data\" has {}, so give a shape whose sizes multiply \
+             to {have}",
+            elements(have)
+        ),
     }
 }
 
