@@ -18,6 +18,8 @@ pub enum CopyReason {
     CopyInto,
     /// `to_vec()` (asked for).
     ToVec,
+    /// `to_owned()`: a private copy, always made (asked for).
+    ToOwned,
     /// Building a tensor from a slice or `Vec`, copied into aligned storage (asked for).
     FromSlice,
     /// `reshape` could not be a view and copied (implicit).
@@ -56,6 +58,7 @@ impl CopyReason {
             CopyReason::ContiguousInto => "contiguous_into",
             CopyReason::CopyInto => "copy_into",
             CopyReason::ToVec => "to_vec",
+            CopyReason::ToOwned => "to_owned",
             CopyReason::FromSlice => "from_slice",
             CopyReason::ReshapeCopy => "reshape copy",
             CopyReason::CopyOnWrite => "copy-on-write",

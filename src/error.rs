@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use crate::copy_reason::CopyReason;
+
 /// Shorthand for `std::result::Result<T, stridex::Error>`.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -140,6 +142,8 @@ pub enum Error {
     },
     /// Two shapes that cannot be broadcast together (NumPy rules).
     BroadcastMismatch {
+        /// The operation, e.g. `"add"` (`"broadcast"` where no op is known).
+        op: &'static str,
         /// First shape.
         a: Vec<usize>,
         /// Second shape.
@@ -296,7 +300,7 @@ pub enum Error {
     /// [`forbid_implicit_copies`](crate::audit::forbid_implicit_copies).
     ImplicitCopy {
         /// Why the operation would have copied.
-        reason: crate::copy_reason::CopyReason,
+        reason: CopyReason,
         /// Bytes it would have copied.
         bytes: usize,
         /// The user's source line.
@@ -384,6 +388,17 @@ pub enum Error {
         /// The element type the tensor holds.
         got: crate::DType,
     },
+    /// A write to a tensor made by a view op while its storage is still shared with the tensor
+    /// it was viewed from (or other views): a copy-on-write would leave that tensor unchanged,
+    /// which is almost never what a write to a view means, so it is refused.
+    WriteToSharedView {
+        /// The write asked for, e.g. `"fill"`.
+        op: &'static str,
+        /// The view's shape.
+        shape: Vec<usize>,
+        /// How many tensors (including this view) hold the storage.
+        holders: usize,
+    },
 }
 
 struct Dims<'a, T>(&'a [T]);
@@ -424,6 +439,15 @@ impl fmt::Display for Error {
                 f,
                 "{op}: range start {start} with length {len} does not fit in dim {dim} of size \
                  {size} (need start + length <= {size})"
+            ),
+            Error::ZeroStep { op: "chunk", dim } => write!(
+                f,
+                "chunk: asked for 0 chunks of dim {dim}; ask for at least 1 (chunk(n, dim) \
+                 gives at most n pieces)"
+            ),
+            Error::ZeroStep { op: "split", dim } => write!(
+                f,
+                "split: pieces of size 0 cannot cover dim {dim}; give a size of at least 1"
             ),
             Error::ZeroStep { op, dim } => {
                 write!(f, "{op}: step along dim {dim} must not be zero")
@@ -498,9 +522,9 @@ impl fmt::Display for Error {
                 Dims(shape),
                 shape[*dim]
             ),
-            Error::BroadcastMismatch { a, b, dim } => write!(
+            Error::BroadcastMismatch { op, a, b, dim } => write!(
                 f,
-                "broadcast: shapes {} and {} do not broadcast: result dim {dim} has sizes that \
+                "{op}: shapes {} and {} do not broadcast: result dim {dim} has sizes that \
                  differ and neither is 1",
                 Dims(a),
                 Dims(b)
@@ -532,6 +556,14 @@ impl fmt::Display for Error {
                  holds {storage_len} elements",
                 Dims(shape),
                 Dims(strides)
+            ),
+            Error::ShapeMismatch { op: "copy_into", expected, got } => write!(
+                f,
+                "copy_into: the destination has shape {} but the source (the tensor copy_into \
+                 is called on) has shape {}; they must be equal (dst.copy_from(&src) \
+                 broadcasts the source instead)",
+                Dims(expected),
+                Dims(got)
             ),
             Error::ShapeMismatch { op, expected, got } => write!(
                 f,
@@ -603,11 +635,20 @@ impl fmt::Display for Error {
                      layout has {ndim}"
                 )
             }
-            Error::ImplicitCopy { reason, bytes, location } => write!(
-                f,
-                "{reason}: implicit copy forbidden: {bytes} bytes at {location}; make the copy \
-                 explicit with contiguous() first, or change the layout so a view suffices"
-            ),
+            Error::ImplicitCopy { reason, bytes, location } => {
+                write!(f, "{reason}: implicit copy forbidden: {bytes} bytes at {location}; ")?;
+                match reason {
+                    CopyReason::CopyOnWrite => f.write_str(
+                        "the storage is shared, so the write would copy it first; make the \
+                         copy explicit with .to_owned() and write that (or drop the other \
+                         tensors sharing the storage)",
+                    ),
+                    _ => f.write_str(
+                        "make the copy explicit with contiguous() first, or change the layout \
+                         so a view suffices",
+                    ),
+                }
+            }
             Error::Alloc { bytes } => write!(
                 f,
                 "allocation of {bytes} bytes failed: the allocator has no memory for it; free \
@@ -662,6 +703,16 @@ impl fmt::Display for Error {
                 "{op}: the tensor holds {got} elements, not {expected}; ask for {got}, or \
                  cast the {got} tensor with .cast::<{expected}>()"
             ),
+            Error::WriteToSharedView { op, shape, holders } => write!(
+                f,
+                "{op}: this tensor (shape {}) is a view that shares its storage with {} other \
+                 tensor(s), so the write would go to a private copy and the tensor it was \
+                 viewed from would not change; to write into that tensor, borrow it mutably \
+                 and apply the same view ops (base.view_mut()?.narrow(..)?.{op}(..)), or, for \
+                 a private copy to write, call .to_owned() on the view first",
+                Dims(shape),
+                holders.saturating_sub(1)
+            ),
         }
     }
 }
@@ -712,8 +763,48 @@ fn fmt_rank(
 }
 
 impl Error {
+    /// This error with its op renamed to `name`, the method the user called, whatever the
+    /// variant (the helper that failed inside it named itself); errors without an op, and
+    /// an implicit copy (named by its reason), are unchanged.
+    pub(crate) fn named(mut self, name: &'static str) -> Error {
+        match &mut self {
+            Error::DimOutOfRange { op, .. }
+            | Error::IndexOutOfRange { op, .. }
+            | Error::IndexRank { op, .. }
+            | Error::RangeOutOfBounds { op, .. }
+            | Error::ZeroStep { op, .. }
+            | Error::WindowTooLarge { op, .. }
+            | Error::DuplicateDim { op, .. }
+            | Error::NumelMismatch { op, .. }
+            | Error::BroadcastMismatch { op, .. }
+            | Error::RankMismatch { op, .. }
+            | Error::Overflow { op, .. }
+            | Error::NegativeOffset { op, .. }
+            | Error::OutOfBounds { op, .. }
+            | Error::ShapeMismatch { op, .. }
+            | Error::SharedStorage { op, .. }
+            | Error::ReadOnlyStorage { op, .. }
+            | Error::OverlappingDestination { op, .. }
+            | Error::IndexOutOfBounds { op, .. }
+            | Error::InvalidArgument { op, .. }
+            | Error::SourceMismatch { op, .. }
+            | Error::NoInputs { op, .. }
+            | Error::PartsMismatch { op, .. }
+            | Error::EscapesView { op, .. }
+            | Error::FormatRank { op, .. }
+            | Error::DivisionByZero { op, .. }
+            | Error::EmptyReduction { op, .. }
+            | Error::Io { op, .. }
+            | Error::DTypeMismatch { op, .. }
+            | Error::WriteToSharedView { op, .. } => *op = name,
+            _ => {}
+        }
+        self
+    }
+
     /// The same error reported for `op`, the public operation the user called, when an inner
-    /// step (e.g. `Layout::contiguous` inside `zeros`) named itself instead.
+    /// step (e.g. `Layout::contiguous` inside `zeros`) named itself instead (shape and size
+    /// errors only).
     pub(crate) fn with_op(mut self, name: &'static str) -> Error {
         match &mut self {
             Error::Overflow { op, .. }

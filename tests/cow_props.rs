@@ -195,7 +195,10 @@ proptest! {
         shape in arb_shape(), recipe in arb_recipe(), ops in arb_chain(), w in arb_write(),
     ) {
         let Built { t: a, m: am, storage } = build::<f32>(&shape, &recipe, f32::from_index, false);
-        let (mut b, bm) = run_tensor_chain(a.clone(), am.clone(), &ops, storage.len())?;
+        let (v, bm) = run_tensor_chain(a.clone(), am.clone(), &ops, storage.len())?;
+        // A value of its own over the shared storage (a view would be refused outright).
+        let mut b = Tensor::from_storage(v.storage().clone(), v.layout().clone()).unwrap();
+        drop(v);
         let p = prepare::<f32>(&w, b.shape());
         if !distinct(&bm.offs) {
             // Overlap is refused first, forbidden or not.
@@ -257,7 +260,10 @@ proptest! {
 #[test]
 fn copy_on_write_of_a_transpose_stays_transposed() {
     let a = Tensor::from_vec((0..15).collect::<Vec<i32>>(), &[3, 5]).unwrap();
-    let mut b = a.narrow(1, 1, 4).unwrap().t().unwrap();
+    let v = a.narrow(1, 1, 4).unwrap().t().unwrap();
+    // A value of its own with the view's layout over the shared storage.
+    let mut b = Tensor::from_storage(v.storage().clone(), v.layout().clone()).unwrap();
+    drop(v);
     assert_eq!(
         (b.shape(), b.strides(), b.offset()),
         (&[4, 3][..], &[1, 5][..], 1)
@@ -279,13 +285,15 @@ fn copy_on_write_of_a_transpose_stays_transposed() {
     assert_eq!(b.to_vec(), vec![1, 6, 11, 2, 7, 12, 3, 8, 13, 4, 9, -1]);
     // A narrowed, flipped channels-last-like view loses its gaps and signs, not its order.
     let x = Tensor::from_vec((0..60).collect::<Vec<i32>>(), &[3, 4, 5]).unwrap();
-    let mut y = x
+    let v = x
         .permute(&[2, 0, 1])
         .unwrap()
         .flip(1)
         .unwrap()
         .narrow(2, 1, 2)
         .unwrap();
+    let mut y = Tensor::from_storage(v.storage().clone(), v.layout().clone()).unwrap();
+    drop(v);
     y.fill(0).unwrap();
     assert_eq!(y.shape(), &[5, 3, 2]);
     assert_eq!(y.strides(), &[1, 10, 5]);
@@ -496,8 +504,19 @@ fn large_copy_on_write_keeps_the_order() {
     let (rows, cols) = (400, 900);
     let n = rows * cols;
     let a = Tensor::from_vec((0..n).map(|i| i as f32).collect(), &[rows, cols]).unwrap();
-    let mut b = a.t().unwrap();
-    let (r, report) = audit::record(|| b.add_assign(&Tensor::full(&[], 1.0f32).unwrap()));
+    let t = a.t().unwrap();
+    let one = Tensor::full(&[], 1.0f32).unwrap();
+    let mut view = t.clone();
+    assert!(matches!(
+        view.add_assign(&one),
+        Err(Error::WriteToSharedView {
+            op: "add_assign",
+            ..
+        })
+    ));
+    let mut b = Tensor::from_storage(t.storage().clone(), t.layout().clone()).unwrap();
+    drop((t, view));
+    let (r, report) = audit::record(|| b.add_assign(&one));
     r.unwrap();
     assert_eq!(report.count(), 1);
     assert_eq!(report.bytes(), n * 4);

@@ -51,8 +51,8 @@ fn item1_to_vec_of_a_huge_view() {
 fn item2_byte_size_overflow_is_an_overflow() {
     let e = e62();
     let shape = [1usize << 62];
-    overflow_of(&e + &e, "elementwise op", &shape);
-    overflow_of(e.add(&e), "elementwise op", &shape);
+    overflow_of(&e + &e, "add", &shape);
+    overflow_of(e.add(&e), "add", &shape);
     overflow_of(e.try_contiguous(), "contiguous", &shape);
     overflow_of(e.try_map(|x| x + 1.0), "elementwise op", &shape);
     let col = e.unsqueeze(1).unwrap();

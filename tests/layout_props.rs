@@ -345,8 +345,8 @@ proptest! {
                 }
             }
             Err(dim) => {
-                prop_assert_eq!(got, Err(Error::BroadcastMismatch { a: a.clone(), b: b.clone(), dim }));
-                prop_assert_eq!(swapped, Err(Error::BroadcastMismatch { a: b.clone(), b: a.clone(), dim }));
+                prop_assert_eq!(got, Err(Error::BroadcastMismatch { op: "broadcast", a: a.clone(), b: b.clone(), dim }));
+                prop_assert_eq!(swapped, Err(Error::BroadcastMismatch { op: "broadcast", a: b.clone(), b: a.clone(), dim }));
             }
         }
     }

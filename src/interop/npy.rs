@@ -170,7 +170,7 @@ fn write_typed<T: Element, W: Write>(
         Ok(r) if !t.is_contiguous() && r.is_contiguous() => (r, true),
         _ => (t.clone(), false),
     };
-    let bytes = LeBytes::new(&dense)?;
+    let bytes = LeBytes::new(&dense).map_err(|e| e.named(op))?;
     let header = header_bytes(T::DTYPE, fortran, t.shape());
     let io = |e: std::io::Error| io_error(op, path, &e);
     w.write_all(&header).map_err(io)?;

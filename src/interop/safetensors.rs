@@ -493,7 +493,7 @@ impl WriteView {
         Ok(WriteView {
             dtype: file_dtype(t.dtype()),
             shape: t.shape().to_vec(),
-            bytes: each_dtype!(t, t => Box::new(LeBytes::new(t)?) as Box<dyn LogicalBytes>),
+            bytes: each_dtype!(t, t => Box::new(LeBytes::new(t).map_err(|e| e.named("save_safetensors"))?) as Box<dyn LogicalBytes>),
         })
     }
 }

@@ -67,6 +67,7 @@ mod tests {
         assert_eq!(
             broadcast_all(&[&a, &b]),
             Err(Error::BroadcastMismatch {
+                op: "broadcast",
                 a: vec![2, 3],
                 b: vec![4, 3],
                 dim: 0

@@ -1,6 +1,51 @@
 //! NumPy broadcasting of shapes.
 
 use crate::error::{Error, Result};
+use crate::layout::Layout;
+
+impl Layout {
+    /// The layout of the stored elements of a broadcast view: every dim of stride 0 and size
+    /// `n > 1` becomes size 1, and `n` goes into the repeat count returned beside it (each
+    /// element of the result stands for that many of this layout's). `None` when there is no
+    /// such dim, or when the layout is empty (then nothing repeats).
+    ///
+    /// Whole-tensor reductions use it so that a huge expanded view costs what its stored
+    /// elements cost: over repeats a max is the max, a sum is the sum times the count.
+    ///
+    /// ```
+    /// use stridex::Layout;
+    /// let l = Layout::new(&[1 << 40, 3, 1 << 20], &[0, 1, 0], 2)?;
+    /// let (stored, repeats) = l.without_repeats().unwrap();
+    /// assert_eq!((stored.shape(), stored.strides()), (&[1, 3, 1][..], &[0, 1, 0][..]));
+    /// assert_eq!((stored.offset(), repeats), (2, 1 << 60));
+    /// assert!(Layout::contiguous(&[2, 3])?.without_repeats().is_none());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[must_use]
+    pub fn without_repeats(&self) -> Option<(Layout, usize)> {
+        let repeated = |(&n, &s): (&usize, &isize)| s == 0 && n > 1;
+        if self.numel() == 0 || !self.shape().iter().zip(self.strides()).any(repeated) {
+            return None;
+        }
+        let mut count = 1usize;
+        let shape: Vec<usize> = (self.shape().iter().zip(self.strides()))
+            .map(|(&n, &s)| {
+                if repeated((&n, &s)) {
+                    // The product of some sizes of a layout whose element count fits `usize`.
+                    count = count.saturating_mul(n);
+                    1
+                } else {
+                    n
+                }
+            })
+            .collect();
+        // Fewer elements at the same offsets, the same strides: a subset of this layout's
+        // offsets, so every invariant carries over.
+        let stored =
+            Layout::checked("without_repeats", &shape, self.strides(), self.offset()).ok()?;
+        Some((stored, count))
+    }
+}
 
 /// The shape two shapes broadcast to, by NumPy's rules: align from the right; sizes must match
 /// or one of them be 1 (a missing leading dim counts as 1).
@@ -30,6 +75,7 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
             (x, y) if x == y || y == 1 => Ok(x),
             (1, y) => Ok(y),
             _ => Err(Error::BroadcastMismatch {
+                op: "broadcast",
                 a: a.to_vec(),
                 b: b.to_vec(),
                 dim: i,
@@ -58,6 +104,7 @@ mod tests {
         assert_eq!(
             broadcast_shapes(&[2, 1], &[8, 4, 3]),
             Err(Error::BroadcastMismatch {
+                op: "broadcast",
                 a: vec![2, 1],
                 b: vec![8, 4, 3],
                 dim: 1

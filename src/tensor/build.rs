@@ -60,7 +60,7 @@ impl<T: Element> Tensor<T> {
         }
         let mut shape = first.shape().to_vec();
         shape[dim] = total;
-        Self::cat_checked(tensors, dim, &shape)
+        Self::cat_checked(tensors, dim, &shape).map_err(|e| e.named("cat"))
     }
 
     /// `cat` once the parts are known to fit together into `shape`.
@@ -121,7 +121,7 @@ impl<T: Element> Tensor<T> {
         let mut shape = parts[0].shape().to_vec();
         shape[dim] = tensors.len();
         let refs: Vec<&Tensor<T>> = parts.iter().collect();
-        Self::cat_checked(&refs, dim, &shape)
+        Self::cat_checked(&refs, dim, &shape).map_err(|e| e.named("stack"))
     }
 
     /// A fresh tensor with `pads[d] = (before, after)` elements of `value` around each dim `d`
@@ -162,9 +162,10 @@ impl<T: Element> Tensor<T> {
                 shape: self.shape().to_vec(),
                 strides: vec![],
             })?;
-        let out = self.layout.dense_like_with_shape(&shape)?;
+        let named = |e: Error| e.named("pad");
+        let out = self.layout.dense_like_with_shape(&shape).map_err(named)?;
         audit::note_explicit_copy(CopyReason::Assemble, T::DTYPE, &self.layout, &out);
-        let storage = assemble::pad(self.src(), pads, value, &out)?;
+        let storage = assemble::pad(self.src(), pads, value, &out).map_err(named)?;
         Ok(Tensor::from_parts(Arc::new(storage), out))
     }
 
@@ -219,7 +220,7 @@ impl<T: Element> Tensor<T> {
     fn views(&self, layouts: Vec<Layout>) -> Vec<Tensor<T>> {
         layouts
             .into_iter()
-            .map(|l| Tensor::from_parts(self.storage.clone(), l))
+            .map(|l| Tensor::view_of(self.storage.clone(), l))
             .collect()
     }
 }

@@ -26,7 +26,7 @@ macro_rules! comparison {
         /// # Ok::<(), stridex::Error>(())
         /// ```
         pub fn $name(&self, other: &Tensor<T>) -> Result<Tensor<u8>> {
-            self.zip_map(other, |x, y| u8::from(x $op y))
+            self.zip_named(stringify!($name), other, |x, y| u8::from(x $op y))
         }
     )*};
 }
@@ -62,12 +62,8 @@ impl<T: Element> Tensor<T> {
         on_false: &Tensor<T>,
     ) -> Result<Tensor<T>> {
         let f = |c: u8, x: T, y: T| if c != 0 { x } else { y };
-        Ok(Tensor::fresh(elementwise::zip3(
-            cond.src(),
-            on_true.src(),
-            on_false.src(),
-            f,
-        )?))
+        let out = elementwise::zip3(cond.src(), on_true.src(), on_false.src(), f);
+        Ok(Tensor::fresh(out.map_err(|e| e.named("where_cond"))?))
     }
 }
 

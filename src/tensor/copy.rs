@@ -31,8 +31,8 @@ impl<T: Element> Tensor<T> {
     #[track_caller]
     #[must_use]
     pub fn contiguous(&self) -> Tensor<T> {
-        self.try_contiguous()
-            .unwrap_or_else(|e| panic!("contiguous: {e}"))
+        // The error already names `contiguous`.
+        self.try_contiguous().unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// [`Tensor::contiguous`] returning allocation failure as an `Err`.
@@ -51,6 +51,52 @@ impl<T: Element> Tensor<T> {
             return Ok(self.clone());
         }
         self.copy_to_fresh(Layout::contiguous(self.shape())?, CopyReason::Contiguous)
+    }
+
+    /// A private row-major copy of this tensor's elements in a fresh storage, always made
+    /// (even when this tensor is contiguous): the tensor to write when this one is a view
+    /// whose storage others still share (ndarray's `to_owned`, PyTorch's `clone`). The result
+    /// is not a view ([`Tensor::is_view`]) and holds its storage alone, so writes to it happen
+    /// in place. Reported to the audit as an explicit `to_owned` copy, so it is allowed inside
+    /// [`forbid_implicit_copies`](crate::audit::forbid_implicit_copies).
+    ///
+    /// (`Clone` stays cheap: a clone shares the storage, as every `Tensor` view does.)
+    ///
+    /// # Panics
+    /// Only if the allocator cannot provide memory for the copy (as `Vec` does), or if the
+    /// copy would exceed `isize::MAX` bytes (a huge expanded view); use
+    /// [`Tensor::try_to_owned`] to get an `Err` instead.
+    ///
+    /// ```
+    /// use stridex::Tensor;
+    /// let base = Tensor::<f32>::zeros(&[2, 3])?;
+    /// let col = base.narrow(1, 1, 1)?;
+    /// let mut mine = col.to_owned();
+    /// mine.fill(7.0)?; // writes the copy in place
+    /// assert_eq!(mine.to_vec(), vec![7.0, 7.0]);
+    /// assert_eq!(base.to_vec(), vec![0.0; 6]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[track_caller]
+    #[must_use]
+    pub fn to_owned(&self) -> Tensor<T> {
+        self.try_to_owned().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`Tensor::to_owned`] returning a failure as an `Err`.
+    ///
+    /// # Errors
+    /// [`Error::Overflow`] naming `to_owned` if the copy would exceed `isize::MAX` bytes;
+    /// [`Error::Alloc`].
+    ///
+    /// ```
+    /// let a = stridex::Tensor::<u8>::zeros(&[1])?.expand(&[3])?;
+    /// assert_eq!(a.try_to_owned()?.strides(), &[1]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn try_to_owned(&self) -> Result<Tensor<T>> {
+        self.copy_to_fresh(Layout::contiguous(self.shape())?, CopyReason::ToOwned)
     }
 
     /// This tensor in fresh or existing 64-byte aligned, writable, row-major storage: the tensor

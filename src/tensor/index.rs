@@ -244,6 +244,7 @@ impl<T: Element> Tensor<T> {
     /// ```
     pub fn masked_fill(&self, mask: &Tensor<u8>, value: T) -> Result<Tensor<T>> {
         Tensor::where_cond(mask, &Tensor::full(&[], value)?, self)
+            .map_err(|e| e.named("masked_fill"))
     }
 
     /// The elements of `self` where `mask` is non-zero, as a 1-dim tensor, in row-major order
@@ -265,10 +266,8 @@ impl<T: Element> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn masked_select(&self, mask: &Tensor<u8>) -> Result<Tensor<T>> {
-        Ok(Tensor::fresh(gather::masked_select(
-            self.src(),
-            mask.src(),
-        )?))
+        let out = gather::masked_select(self.src(), mask.src());
+        Ok(Tensor::fresh(out.map_err(|e| e.named("masked_select"))?))
     }
 
     /// The multi-indices of the non-zero elements, in row-major order, as a `[count, ndim]`

@@ -198,7 +198,7 @@ impl<T: Numeric + Float> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn pow(&self, exponent: &Tensor<T>) -> Result<Tensor<T>> {
-        self.zip_map(exponent, T::powf)
+        self.zip_named("pow", exponent, T::powf)
     }
 
     /// `self ^ exponent` for every element, with one scalar exponent.
@@ -615,7 +615,8 @@ impl<T: Numeric + num_traits::Num> Tensor<T> {
     pub fn rem(&self, other: &Tensor<T>) -> Result<Tensor<T>> {
         let integer = is_integer::<T>();
         if integer {
-            let shape = crate::layout::broadcast_shapes(self.shape(), other.shape())?;
+            let shape = crate::layout::broadcast_shapes(self.shape(), other.shape())
+                .map_err(|e| e.named("rem"))?;
             // One read of the divisor through its strides, nothing written: the error is
             // known before any output exists. (Every divisor element is used when the
             // broadcast result has elements.)
@@ -623,7 +624,7 @@ impl<T: Numeric + num_traits::Num> Tensor<T> {
                 return Err(Error::DivisionByZero { op: "rem" });
             }
         }
-        self.zip_map(other, move |x, y| {
+        self.zip_named("rem", other, move |x, y| {
             let r = if integer {
                 // Truncating, wrapping quotient (never None: y != 0 was checked), so
                 // x - q * y is Rust's `%` without its overflow panic on MIN % -1.
@@ -678,7 +679,7 @@ impl<T: Numeric + ToPrimitive> Tensor<T> {
             }
         }
         let far = AtomicBool::new(false);
-        self.zip_map(other, |x, y| {
+        self.zip_named("allclose", other, |x, y| {
             let (a, b) = (
                 x.to_f64().unwrap_or(f64::NAN),
                 y.to_f64().unwrap_or(f64::NAN),

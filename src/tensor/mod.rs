@@ -67,13 +67,51 @@ use crate::storage::Storage;
 pub struct Tensor<T: Element> {
     storage: Arc<Storage<T>>,
     layout: Layout,
+    /// Whether a view op made this tensor from another one (kept by clones): a write to a
+    /// view whose storage is still shared is refused instead of copied, see the Note
+    /// [writes to views] in `src/tensor_mut/owned.rs`.
+    view: bool,
 }
 
 impl<T: Element> Tensor<T> {
-    /// Wraps a layout that is known to fit `storage` (the tensor invariant).
+    /// Wraps a layout that is known to fit `storage` (the tensor invariant): a tensor of its
+    /// own, not a view of another.
     pub(crate) fn from_parts(storage: Arc<Storage<T>>, layout: Layout) -> Tensor<T> {
         debug_assert!(layout.fits_in(storage.len()));
-        Tensor { storage, layout }
+        Tensor {
+            storage,
+            layout,
+            view: false,
+        }
+    }
+
+    /// Wraps a layout a view op derived from a tensor over `storage`: as
+    /// [`Tensor::from_parts`], marked as a view ([`Tensor::is_view`]).
+    #[inline(always)]
+    pub(crate) fn view_of(storage: Arc<Storage<T>>, layout: Layout) -> Tensor<T> {
+        debug_assert!(layout.fits_in(storage.len()));
+        Tensor {
+            storage,
+            layout,
+            view: true,
+        }
+    }
+
+    /// Whether this tensor was made from another one by a view op (`narrow`, `t`, `view`,
+    /// `select`, `split`, ..., or a clone of such a tensor) and so shares its storage. While
+    /// that storage is still shared, writes to a view are refused (see
+    /// [`Tensor::view_mut`]); fresh results, constructors and [`Tensor::to_owned`] are not
+    /// views.
+    ///
+    /// ```
+    /// let a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
+    /// assert!(!a.is_view() && a.t()?.is_view());
+    /// assert!(!a.t()?.to_owned().is_view());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[must_use]
+    pub fn is_view(&self) -> bool {
+        self.view
     }
 
     /// A row-major tensor owning `data`'s buffer: no copy, so the peak memory is the data's

@@ -23,6 +23,16 @@ use crate::scalar::Numeric;
 use crate::storage::Storage;
 
 impl<T: Element> Tensor<T> {
+    /// [`Tensor::zip_map`] with its errors named for `op`, the method the user called.
+    pub(super) fn zip_named<U: Element, V: Element, F: Fn(T, U) -> V + Sync>(
+        &self,
+        op: &'static str,
+        other: &Tensor<U>,
+        f: F,
+    ) -> Result<Tensor<V>> {
+        self.zip_map(other, f).map_err(|e| e.named(op))
+    }
+
     /// This tensor as a kernel input.
     pub(super) fn src(&self) -> Src<'_, T> {
         Src {
@@ -103,7 +113,8 @@ impl<T: Element> Tensor<T> {
         other: &Tensor<U>,
         f: F,
     ) -> Result<Tensor<V>> {
-        Ok(Tensor::fresh(elementwise::zip(self.src(), other.src(), f)?))
+        let out = elementwise::zip(self.src(), other.src(), f);
+        Ok(Tensor::fresh(out.map_err(|e| e.named("zip_map"))?))
     }
 }
 
@@ -123,7 +134,7 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn add(&self, other: &Tensor<T>) -> Result<Tensor<T>> {
-        self.zip_map(other, T::elem_add)
+        self.zip_named("add", other, T::elem_add)
     }
 
     /// Elementwise `self - other`, broadcasting; integers wrap on overflow.
@@ -139,7 +150,7 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn sub(&self, other: &Tensor<T>) -> Result<Tensor<T>> {
-        self.zip_map(other, T::elem_sub)
+        self.zip_named("sub", other, T::elem_sub)
     }
 
     /// Elementwise `self * other`, broadcasting; integers wrap on overflow.
@@ -154,7 +165,7 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn mul(&self, other: &Tensor<T>) -> Result<Tensor<T>> {
-        self.zip_map(other, T::elem_mul)
+        self.zip_named("mul", other, T::elem_mul)
     }
 
     /// Elementwise `self / other`, broadcasting. Floats follow IEEE 754 (`x / 0.0` is an
@@ -176,7 +187,7 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     pub fn div(&self, other: &Tensor<T>) -> Result<Tensor<T>> {
         let by_zero = AtomicBool::new(false);
-        let out = self.zip_map(other, |x, y| {
+        let out = self.zip_named("div", other, |x, y| {
             x.elem_div(y).unwrap_or_else(|| {
                 by_zero.store(true, Ordering::Relaxed);
                 T::zero()
@@ -295,7 +306,7 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn maximum(&self, other: &Tensor<T>) -> Result<Tensor<T>> {
-        self.zip_map(other, T::elem_max)
+        self.zip_named("maximum", other, T::elem_max)
     }
 
     /// The elementwise smaller of `self` and `other`, broadcasting; NaN if either is NaN.
@@ -310,7 +321,7 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn minimum(&self, other: &Tensor<T>) -> Result<Tensor<T>> {
-        self.zip_map(other, T::elem_min)
+        self.zip_named("minimum", other, T::elem_min)
     }
 }
 

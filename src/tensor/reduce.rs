@@ -57,6 +57,14 @@ impl<T: Element> Tensor<T> {
     }
 
     /// Runs reducer `r` over every dim and returns the single result.
+    /// The stored elements of a broadcast view and how often each repeats
+    /// ([`Layout::without_repeats`]): whole-tensor reductions fold these instead of every
+    /// repeat, so a huge expanded view costs what its stored elements cost.
+    pub(super) fn stored_elements(&self) -> Option<(Tensor<T>, usize)> {
+        let (layout, repeats) = self.layout.without_repeats()?;
+        Some((Tensor::view_of(self.storage.clone(), layout), repeats))
+    }
+
     fn reduce_all<R: Reducer<T>>(&self, op: &'static str, r: &R, needs: bool) -> Result<R::Out> {
         let dims: Vec<usize> = (0..self.ndim()).collect();
         self.reduce_with(op, &dims, false, r, needs)?.get(&[])
@@ -100,6 +108,11 @@ impl<T: Numeric> Tensor<T> {
 
     /// Sum of every element (0 for an empty tensor).
     ///
+    /// Over broadcast (stride-0) dims the stored elements are summed once and the sum is
+    /// repeated by doubling and adding (exact for integers, which wrap as a plain sum would;
+    /// for floats at most one rounding per bit of the count), so a huge expanded view costs
+    /// what its stored elements cost.
+    ///
     /// # Panics
     /// Only if the one-element result cannot be allocated.
     ///
@@ -110,6 +123,9 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     #[must_use]
     pub fn sum_all(&self) -> T {
+        if let Some((stored, n)) = self.stored_elements() {
+            return repeated(stored.sum_all(), n, T::zero(), T::elem_add);
+        }
         self.reduce_all("sum", &Sum, false)
             .unwrap_or_else(|e| panic!("sum_all: {e}"))
     }
@@ -142,7 +158,8 @@ impl<T: Numeric> Tensor<T> {
         self.reduce_with("prod", dims, keepdim, &Prod, false)
     }
 
-    /// Product of every element (1 for an empty tensor).
+    /// Product of every element (1 for an empty tensor); over broadcast dims the stored
+    /// elements' product is raised to the repeat count by squaring, as [`Tensor::sum_all`].
     ///
     /// # Panics
     /// As [`Tensor::sum_all`].
@@ -154,6 +171,9 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     #[must_use]
     pub fn prod_all(&self) -> T {
+        if let Some((stored, n)) = self.stored_elements() {
+            return repeated(stored.prod_all(), n, T::one(), T::elem_mul);
+        }
         self.reduce_all("prod", &Prod, false)
             .unwrap_or_else(|e| panic!("prod_all: {e}"))
     }
@@ -199,6 +219,9 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn max_all(&self) -> Result<T> {
+        if let Some((stored, _)) = self.stored_elements() {
+            return stored.max_all(); // repeats change no extreme
+        }
         self.reduce_all("max", &Extreme::<true>, true)
     }
 
@@ -242,6 +265,9 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn min_all(&self) -> Result<T> {
+        if let Some((stored, _)) = self.stored_elements() {
+            return stored.min_all(); // repeats change no extreme
+        }
         self.reduce_all("min", &Extreme::<false>, true)
     }
 
@@ -377,7 +403,26 @@ impl<T: Numeric + Float> Tensor<T> {
     /// ```
     #[must_use]
     pub fn mean_all(&self) -> T {
+        if let Some((stored, _)) = self.stored_elements() {
+            return stored.mean_all(); // every stored element repeats equally often
+        }
         self.reduce_all("mean", &Mean, false)
             .unwrap_or_else(|e| panic!("mean_all: {e}"))
     }
+}
+
+/// `x` combined with itself `n` times by `op` (whose identity is `id`): `n * x` for addition,
+/// `x^n` for multiplication, by doubling (squaring) in `O(log n)` steps.
+fn repeated<T: Copy>(x: T, mut n: usize, id: T, op: impl Fn(T, T) -> T) -> T {
+    let (mut acc, mut base) = (id, x);
+    while n > 0 {
+        if n & 1 == 1 {
+            acc = op(acc, base);
+        }
+        n >>= 1;
+        if n > 0 {
+            base = op(base, base);
+        }
+    }
+    acc
 }

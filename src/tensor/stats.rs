@@ -205,6 +205,9 @@ impl<T: Element> Tensor<T> {
     /// ```
     #[must_use]
     pub fn any_all(&self) -> bool {
+        if let Some((stored, _)) = self.stored_elements() {
+            return stored.any_all();
+        }
         self.stat_all("any", &NonzeroTest::<true>, false)
             .unwrap_or_else(|e| panic!("any_all: {e}"))
             != 0
@@ -223,6 +226,9 @@ impl<T: Element> Tensor<T> {
     /// ```
     #[must_use]
     pub fn all_all(&self) -> bool {
+        if let Some((stored, _)) = self.stored_elements() {
+            return stored.all_all();
+        }
         self.stat_all("all", &NonzeroTest::<false>, false)
             .unwrap_or_else(|e| panic!("all_all: {e}"))
             != 0
@@ -242,6 +248,10 @@ impl<T: Element> Tensor<T> {
     /// ```
     #[must_use]
     pub fn count_nonzero_all(&self) -> usize {
+        if let Some((stored, n)) = self.stored_elements() {
+            // At most the element count, which fits `isize`.
+            return stored.count_nonzero_all() * n;
+        }
         self.stat_all("count_nonzero", &CountNonzero, false)
             .unwrap_or_else(|e| panic!("count_nonzero_all: {e}")) as usize
     }

@@ -16,7 +16,7 @@ impl<T: Element> Tensor<T> {
     /// chain took 44-53 ns instead of 34-43 ns (bench_report small table, Zen 4).
     #[inline(always)]
     fn view_rewrap(&self, layout: Layout) -> Tensor<T> {
-        Tensor::from_parts(self.storage.clone(), layout)
+        Tensor::view_of(self.storage.clone(), layout)
     }
 
     /// [`Tensor::view_rewrap`] of a copy of this tensor's layout edited by `edit` (a view op's

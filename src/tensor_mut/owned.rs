@@ -16,29 +16,48 @@
 //! implicit copy, so inside [`forbid_implicit_copies`](crate::audit::forbid_implicit_copies) it
 //! is an `Err` instead. A layout that may address an element twice is refused first, shared or
 //! not, since no copy could say which of the aliased writes wins.
+//!
+//! # Note [writes to views]
+//!
+//! Copy-on-write is right for values: `let mut b = a.clone(); b.fill(0.0)?` must leave `a`
+//! alone. But a tensor made by a view op (`let mut col = base.narrow(1, 1, 1)?`) is, to a
+//! user coming from PyTorch or NumPy, a window into `base`, and `col.fill(7.0)` means "set
+//! that column of `base`". A copy-on-write there would succeed and change nothing anyone
+//! looks at. So a write to a view ([`Tensor::is_view`]) whose storage is still shared with
+//! another tensor is refused with [`Error::WriteToSharedView`](crate::Error::WriteToSharedView),
+//! which names both ways out: write through the base (`base.view_mut()?.narrow(1, 1, 1)?
+//! .fill(7.0)`, which the borrow checker makes safe), or ask for a private copy
+//! ([`Tensor::to_owned`]) and write that. A view whose storage is no longer shared (the base
+//! was dropped) is written in place; a view of foreign bytes held alone copies on write, as
+//! any tensor of foreign bytes does. Every write on `Tensor` goes through
+//! [`Tensor::view_mut`] (`writable` below), so the rule has one home.
 
 use super::{check_divisor, check_writable, TensorMut};
 use crate::audit::CopyReason;
 use crate::element::Element;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::scalar::Numeric;
 use crate::storage::Storage;
 use crate::tensor::Tensor;
+use std::sync::Arc;
 
 impl<T: Element> Tensor<T> {
-    /// A mutable view of the whole tensor; see the Note [copy-on-write] in this module's source
-    /// (`src/tensor_mut/owned.rs`) and [`TensorMut`].
+    /// A mutable view of the whole tensor; see the Notes [copy-on-write] and [writes to views]
+    /// in this module's source (`src/tensor_mut/owned.rs`) and [`TensorMut`].
     ///
-    /// If other tensors share this tensor's storage, this tensor first gets its own dense copy
-    /// in its own memory order (an implicit copy, [`CopyReason::CopyOnWrite`]); the others keep
-    /// the old storage and never see a write. A tensor that holds its storage alone is never
-    /// copied.
+    /// If other tensors share this tensor's storage and this tensor is a value of its own (a
+    /// clone, a loaded file), it first gets its own dense copy in its own memory order (an
+    /// implicit copy, [`CopyReason::CopyOnWrite`]); the others keep the old storage and never
+    /// see a write. If it is a view ([`Tensor::is_view`]) of a storage still shared, the write
+    /// is refused: it would not reach the tensor it was viewed from. A tensor that holds its
+    /// storage alone is never copied.
     ///
     /// # Errors
     /// [`Error::OverlappingDestination`](crate::Error::OverlappingDestination) if the layout may
     /// address an element twice (an expanded or unfolded view), decided before any copy;
-    /// [`Error::ImplicitCopy`](crate::Error::ImplicitCopy) if a copy is needed inside
+    /// [`Error::WriteToSharedView`](crate::Error::WriteToSharedView) for a view of a shared
+    /// storage; [`Error::ImplicitCopy`](crate::Error::ImplicitCopy) if a copy is needed inside
     /// `forbid_implicit_copies`; [`Error::Alloc`](crate::Error::Alloc).
     ///
     /// # Panics
@@ -48,17 +67,39 @@ impl<T: Element> Tensor<T> {
     /// ```
     /// use stridex::Tensor;
     /// let a = Tensor::from_vec(vec![1, 2, 3, 4], &[2, 2])?;
-    /// let mut b = a.t()?; // shares a's storage
+    /// let mut b = a.clone(); // shares a's storage, but is a value of its own
     /// b.view_mut()?.set(&[0, 1], 9)?; // b gets its own copy first
     /// assert_eq!(a.to_vec(), vec![1, 2, 3, 4]);
-    /// assert_eq!(b.to_vec(), vec![1, 9, 2, 4]);
-    /// assert!(!b.shares_storage(&a) && b.strides() == &[1, 2]); // still transposed
+    /// assert_eq!(b.to_vec(), vec![1, 9, 3, 4]);
+    /// let mut t = b.t()?; // a view of b
+    /// assert!(t.view_mut().is_err()); // refused: the write would not reach b
+    /// drop(t);
+    /// b.view_mut()?.t()?.set(&[0, 1], 7)?; // writes into b through its transpose
+    /// assert_eq!(b.to_vec(), vec![1, 9, 7, 4]);
     /// assert!(Tensor::<f32>::zeros(&[1, 3])?.expand(&[2, 3])?.view_mut().is_err());
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[track_caller]
     pub fn view_mut(&mut self) -> Result<TensorMut<'_, T>> {
-        check_writable("view_mut", self.layout(), self.storage().len())?;
+        self.writable("view_mut")
+    }
+
+    /// [`Tensor::view_mut`] for the write `op` the user called (named in its errors): refuses
+    /// an overlapping layout and a write to a shared view (Note [writes to views]), copies on
+    /// write otherwise.
+    #[track_caller]
+    fn writable(&mut self, op: &'static str) -> Result<TensorMut<'_, T>> {
+        check_writable(op, self.layout(), self.storage().len())?;
+        if self.is_view() {
+            let holders = Arc::strong_count(self.storage()) + Arc::weak_count(self.storage());
+            if holders > 1 {
+                return Err(Error::WriteToSharedView {
+                    op,
+                    shape: self.shape().to_vec(),
+                    holders,
+                });
+            }
+        }
         if Storage::exclusive(self.storage_and_layout_mut().0).is_none() {
             let dst = self.layout().dense_like()?;
             *self = self.copy_to_fresh(dst, CopyReason::CopyOnWrite)?;
@@ -82,7 +123,7 @@ impl<T: Element> Tensor<T> {
     /// ```
     #[track_caller]
     pub fn fill(&mut self, value: T) -> Result<()> {
-        self.view_mut()?.fill(value)
+        self.writable("fill")?.fill(value)
     }
 
     /// Copies `src`, broadcast to this tensor's shape, into it ([`TensorMut::copy_from`];
@@ -102,7 +143,7 @@ impl<T: Element> Tensor<T> {
     #[track_caller]
     pub fn copy_from(&mut self, src: &Tensor<T>) -> Result<()> {
         self.check_source("copy_from", src.layout())?;
-        self.view_mut()?.copy_from(src)
+        self.writable("copy_from")?.copy_from(src)
     }
 
     /// Sets the element at `index` (copy-on-write as [`Tensor::view_mut`]).
@@ -121,7 +162,7 @@ impl<T: Element> Tensor<T> {
     #[track_caller]
     pub fn set(&mut self, index: &[usize], value: T) -> Result<()> {
         self.layout().offset_of_for("set", index)?;
-        self.view_mut()?.set(index, value)
+        self.writable("set")?.set(index, value)
     }
 
     /// Replaces every element `x` by `f(x)` (copy-on-write as [`Tensor::view_mut`]).
@@ -137,7 +178,7 @@ impl<T: Element> Tensor<T> {
     /// ```
     #[track_caller]
     pub fn map_inplace<F: Fn(T) -> T + Sync>(&mut self, f: F) -> Result<()> {
-        self.view_mut()?.map_inplace(f)
+        self.writable("map_inplace")?.map_inplace(f)
     }
 
     /// `Err` naming `op` if `src` does not broadcast to this tensor's shape.
@@ -170,7 +211,7 @@ impl<T: Numeric> Tensor<T> {
     #[track_caller]
     pub fn add_assign(&mut self, src: &Tensor<T>) -> Result<()> {
         self.check_source("add_assign", src.layout())?;
-        self.view_mut()?.add_assign(src)
+        self.writable("add_assign")?.add_assign(src)
     }
 
     /// `self -= src` elementwise ([`TensorMut::sub_assign`]).
@@ -188,7 +229,7 @@ impl<T: Numeric> Tensor<T> {
     #[track_caller]
     pub fn sub_assign(&mut self, src: &Tensor<T>) -> Result<()> {
         self.check_source("sub_assign", src.layout())?;
-        self.view_mut()?.sub_assign(src)
+        self.writable("sub_assign")?.sub_assign(src)
     }
 
     /// `self *= src` elementwise ([`TensorMut::mul_assign`]).
@@ -206,7 +247,7 @@ impl<T: Numeric> Tensor<T> {
     #[track_caller]
     pub fn mul_assign(&mut self, src: &Tensor<T>) -> Result<()> {
         self.check_source("mul_assign", src.layout())?;
-        self.view_mut()?.mul_assign(src)
+        self.writable("mul_assign")?.mul_assign(src)
     }
 
     /// `self /= src` elementwise ([`TensorMut::div_assign`]).
@@ -226,7 +267,7 @@ impl<T: Numeric> Tensor<T> {
     pub fn div_assign(&mut self, src: &Tensor<T>) -> Result<()> {
         self.check_source("div_assign", src.layout())?;
         check_divisor("div_assign", self.numel(), src)?;
-        self.view_mut()?.div_assign(src)
+        self.writable("div_assign")?.div_assign(src)
     }
 }
 
@@ -243,8 +284,8 @@ macro_rules! assign_ops {
         impl<T: Numeric> std::ops::$trait<&Tensor<T>> for Tensor<T> {
             #[track_caller]
             fn $method(&mut self, rhs: &Tensor<T>) {
-                self.$fallible(rhs)
-                    .unwrap_or_else(|e| panic!("{}: {e}", stringify!($method)));
+                // The error names the method (`add_assign`, ...) already.
+                self.$fallible(rhs).unwrap_or_else(|e| panic!("{e}"));
             }
         }
 
@@ -255,9 +296,9 @@ macro_rules! assign_ops {
         impl<T: Numeric> std::ops::$trait<T> for Tensor<T> {
             #[track_caller]
             fn $method(&mut self, rhs: T) {
-                self.view_mut()
+                self.writable(stringify!($method))
                     .and_then(|mut v| v.$scalar(rhs))
-                    .unwrap_or_else(|e| panic!("{}: {e}", stringify!($method)));
+                    .unwrap_or_else(|e| panic!("{}", e.named(stringify!($method))));
             }
         }
     )*};
@@ -297,7 +338,10 @@ mod tests {
     #[test]
     fn copy_on_write_is_audited_and_can_be_forbidden() {
         let a = Tensor::<f32>::zeros(&[4, 4]).unwrap();
-        let mut b = a.narrow(0, 1, 2).unwrap();
+        // A tensor of its own (not a view) over two rows of a's shared storage.
+        let rows = a.layout().narrow(0, 1, 2).unwrap();
+        let mut b = Tensor::from_storage(a.storage().clone(), rows).unwrap();
+        assert!(!b.is_view());
         let (r, report) = audit::record(|| b.fill(1.0));
         r.unwrap();
         assert_eq!(report.count(), 1);
@@ -311,5 +355,27 @@ mod tests {
         let err = audit::forbid_implicit_copies(|| c.fill(1.0)).unwrap_err();
         assert!(matches!(err, crate::Error::ImplicitCopy { .. }));
         assert!(a.to_vec().iter().all(|&v| v == 0.0));
+    }
+
+    #[test]
+    fn writes_to_a_shared_view_are_refused_before_any_copy() {
+        let a = Tensor::<f32>::zeros(&[4, 4]).unwrap();
+        let mut v = a.narrow(0, 1, 2).unwrap();
+        let (r, report) = audit::record(|| v.fill(1.0));
+        assert!(matches!(
+            r,
+            Err(crate::Error::WriteToSharedView {
+                op: "fill",
+                holders: 2,
+                ..
+            })
+        ));
+        assert_eq!(report.count(), 0);
+        // Once the base is gone the view holds the storage alone and is written in place.
+        let at = v.data_ptr();
+        drop(a);
+        v.fill(1.0).unwrap();
+        assert_eq!(v.data_ptr(), at);
+        assert_eq!(v.storage().as_slice()[4..12], [1.0; 8]);
     }
 }

@@ -98,7 +98,7 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// ```
     #[must_use]
     pub fn to_tensor(&self) -> Tensor<T> {
-        Tensor::from_parts(Arc::clone(self.storage), self.layout.clone())
+        Tensor::view_of(Arc::clone(self.storage), self.layout.clone())
     }
 
     layout_accessors!(name: "TensorView", make: "a.as_view()");
@@ -161,7 +161,7 @@ impl<'a, T: Element> TensorView<'a, T> {
 /// ```
 impl<T: Element> From<TensorView<'_, T>> for Tensor<T> {
     fn from(v: TensorView<'_, T>) -> Tensor<T> {
-        Tensor::from_parts(Arc::clone(v.storage), v.layout)
+        Tensor::view_of(Arc::clone(v.storage), v.layout)
     }
 }
 

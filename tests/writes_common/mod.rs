@@ -631,6 +631,24 @@ pub fn cow_write<T: Num>(
         return Ok(());
     }
 
+    if b.is_view() && holders != Holders::Alone && !p.expect_err {
+        // A view of a storage others still hold: the write is refused before any copy
+        // (Note [writes to views]) and changes nothing.
+        let (r, report) = audit::record(|| tensor_write(&p, &mut b, false));
+        prop_assert!(
+            matches!(r, Err(Error::WriteToSharedView { .. })),
+            "write {:?} to the shared view {:?} gave {:?}",
+            p.kind,
+            before,
+            r
+        );
+        prop_assert_eq!(report.count(), 0, "copied before refusing: {}", report);
+        prop_assert_eq!(b.layout(), &before);
+        prop_assert_eq!(b.storage().as_ptr(), ptr);
+        prop_assert_eq!(b.to_vec(), b_vals.clone());
+        // The same layout as a value of its own over the shared storage copies on write.
+        b = Tensor::from_storage(b.storage().clone(), before.clone()).unwrap();
+    }
     let what = format!(
         "{:?} (operator {}) on {:?}, {:?}",
         p.kind, p.operator, before, holders
