@@ -4,8 +4,8 @@
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, Criterion};
-use stridex::{audit, Tensor};
+use criterion::{Criterion, criterion_group, criterion_main};
+use stridex::{Tensor, audit};
 
 fn audit_overhead(c: &mut Criterion) {
     let t = Tensor::from_vec((0..64).map(|i| i as f32).collect(), &[8, 8])

@@ -4,7 +4,7 @@
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use ndarray::{Array2, ArrayD, Axis, IxDyn, Slice};
 use stridex::{Element, Tensor};
 

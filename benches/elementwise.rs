@@ -4,7 +4,7 @@
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use ndarray::{Array1, Array2, Axis};
 use stridex::Tensor;
 

@@ -6,7 +6,7 @@
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use ndarray::{ArcArray, Array2, ArrayD, Axis, Ix2, IxDyn};
 use stridex::Tensor;
 

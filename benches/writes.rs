@@ -6,8 +6,8 @@
 
 use std::hint::black_box;
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use ndarray::{s, Array2, Array4, Axis};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use ndarray::{Array2, Array4, Axis, s};
 use stridex::Tensor;
 
 const N: usize = 4096;

@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use stridex::{audit, Error, Tensor};
+use stridex::{Error, Tensor, audit};
 
 const T: usize = 128; // tokens
 const H: usize = 8; // heads

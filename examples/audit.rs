@@ -2,7 +2,7 @@
 //! it, with copies nobody asked for, then fixed to copy nothing; the report shows both.
 //! Run with `cargo run --release --example audit`.
 
-use stridex::{audit, Error, Tensor};
+use stridex::{Error, Tensor, audit};
 
 /// One dense layer on a batch stored feature-major (`[features, batch]`, as a previous op
 /// left it): transpose to `[batch, features]`, multiply by the weights, add the bias, and

@@ -17,11 +17,11 @@ const O: usize = 32;
 /// `x` [N, C, H, W] convolved with `w` [O, C, 3, 3], padding 1, stride 1: [N, O, H, W].
 fn conv3x3(x: &Tensor<f32>, w: &Tensor<f32>) -> Result<Tensor<f32>, Error> {
     let p = x.pad(&[(0, 0), (0, 0), (1, 1), (1, 1)], 0.0)?; // [N, C, H+2, W+2], one copy
-                                                            // Windows: [N, C, H, W, 3, 3], element (n, c, h, w, i, j) = p[n, c, h + i, w + j].
+    // Windows: [N, C, H, W, 3, 3], element (n, c, h, w, i, j) = p[n, c, h + i, w + j].
     let win = p.unfold(2, 3, 1)?.unfold(3, 3, 1)?;
     // Batch (n, h, i, j), matrix [C, W]: a strided view of p, never copied.
     let b = win.permute(&[0, 2, 4, 5, 1, 3])?; // [N, H, 3, 3, C, W]
-                                               // Weights as a batch (i, j) of [O, C] matrices, broadcast over (n, h).
+    // Weights as a batch (i, j) of [O, C] matrices, broadcast over (n, h).
     let a = w.permute(&[2, 3, 0, 1])?; // [3, 3, O, C]
     let prod = a.matmul(&b)?; // [N, H, 3, 3, O, W]
     let y = prod.sum_dims(&[2, 3], false)?; // [N, H, O, W]

@@ -6,7 +6,7 @@
 //! ```
 
 use stridex::interop::{load_npy, load_safetensors, save_npy, save_safetensors};
-use stridex::{audit, Tensor};
+use stridex::{Tensor, audit};
 
 fn main() -> Result<(), stridex::Error> {
     let dir = std::env::temp_dir();

@@ -423,7 +423,12 @@ impl fmt::Display for Error {
                 f,
                 "{op}: dim {dim} is out of range for a {ndim}-dim layout (valid dims are 0..{ndim})"
             ),
-            Error::IndexOutOfRange { op, dim, index, size } => write!(
+            Error::IndexOutOfRange {
+                op,
+                dim,
+                index,
+                size,
+            } => write!(
                 f,
                 "{op}: index {index} is out of range for dim {dim} of size {size}"
             ),
@@ -435,7 +440,13 @@ impl fmt::Display for Error {
                 Dims(shape),
                 shape.len()
             ),
-            Error::RangeOutOfBounds { op, dim, start, len, size } => write!(
+            Error::RangeOutOfBounds {
+                op,
+                dim,
+                start,
+                len,
+                size,
+            } => write!(
                 f,
                 "{op}: range start {start} with length {len} does not fit in dim {dim} of size \
                  {size} (need start + length <= {size})"
@@ -452,7 +463,12 @@ impl fmt::Display for Error {
             Error::ZeroStep { op, dim } => {
                 write!(f, "{op}: step along dim {dim} must not be zero")
             }
-            Error::WindowTooLarge { op, dim, size, dim_size } => write!(
+            Error::WindowTooLarge {
+                op,
+                dim,
+                size,
+                dim_size,
+            } => write!(
                 f,
                 "{op}: window size {size} is larger than dim {dim} of size {dim_size}"
             ),
@@ -462,7 +478,10 @@ impl fmt::Display for Error {
                 Dims(dims)
             ),
             Error::DuplicateDim { op, dim } => {
-                write!(f, "{op}: dim {dim} was given twice; the two dims must differ")
+                write!(
+                    f,
+                    "{op}: dim {dim} was given twice; the two dims must differ"
+                )
             }
             Error::SqueezeNonUnit { dim, size, shape } => write!(
                 f,
@@ -470,7 +489,12 @@ impl fmt::Display for Error {
                  squeezed",
                 Dims(shape)
             ),
-            Error::NumelMismatch { op, have, shape, need } => {
+            Error::NumelMismatch {
+                op,
+                have,
+                shape,
+                need,
+            } => {
                 match need {
                     Some(n) => write!(
                         f,
@@ -495,7 +519,12 @@ impl fmt::Display for Error {
                     _ => write!(f, "; give a shape whose sizes multiply to {have}"),
                 }
             }
-            Error::ViewNotPossible { shape, strides, requested, dims } => {
+            Error::ViewNotPossible {
+                shape,
+                strides,
+                requested,
+                dims,
+            } => {
                 let (lo, hi) = *dims;
                 write!(
                     f,
@@ -510,11 +539,19 @@ impl fmt::Display for Error {
                     let need = shape[lo + 1..=hi]
                         .iter()
                         .fold(strides[hi] as i128, |acc, &d| acc.saturating_mul(d as i128));
-                    write!(f, " (dim {lo} has stride {}, merging needs {need})", strides[lo])?;
+                    write!(
+                        f,
+                        " (dim {lo} has stride {}, merging needs {need})",
+                        strides[lo]
+                    )?;
                 }
                 f.write_str("; call reshape() to copy, or contiguous() first")
             }
-            Error::ExpandMismatch { shape, requested, dim } => write!(
+            Error::ExpandMismatch {
+                shape,
+                requested,
+                dim,
+            } => write!(
                 f,
                 "expand {}: dim {dim} of shape {} has size {} and only size-1 dims can be \
                  expanded",
@@ -529,9 +566,12 @@ impl fmt::Display for Error {
                 Dims(a),
                 Dims(b)
             ),
-            Error::RankMismatch { op, what, expected, got } => {
-                fmt_rank(f, op, what, *expected, *got)
-            }
+            Error::RankMismatch {
+                op,
+                what,
+                expected,
+                got,
+            } => fmt_rank(f, op, what, *expected, *got),
             Error::Overflow { op, shape, strides } => {
                 write!(f, "{op}: shape {}", Dims(shape))?;
                 if !strides.is_empty() {
@@ -543,21 +583,36 @@ impl fmt::Display for Error {
                      through stride-0 dims and cannot be materialised)",
                 )
             }
-            Error::NegativeOffset { op, min_offset, shape, strides } => write!(
+            Error::NegativeOffset {
+                op,
+                min_offset,
+                shape,
+                strides,
+            } => write!(
                 f,
                 "{op}: shape {} with strides {} would address storage offset {min_offset}, before \
                  the start of the storage; raise the offset",
                 Dims(shape),
                 Dims(strides)
             ),
-            Error::OutOfBounds { op, offset, storage_len, shape, strides } => write!(
+            Error::OutOfBounds {
+                op,
+                offset,
+                storage_len,
+                shape,
+                strides,
+            } => write!(
                 f,
                 "{op}: shape {} with strides {} addresses storage offset {offset}, but the storage \
                  holds {storage_len} elements",
                 Dims(shape),
                 Dims(strides)
             ),
-            Error::ShapeMismatch { op: "copy_into", expected, got } => write!(
+            Error::ShapeMismatch {
+                op: "copy_into",
+                expected,
+                got,
+            } => write!(
                 f,
                 "copy_into: the destination has shape {} but the source (the tensor copy_into \
                  is called on) has shape {}; they must be equal (dst.copy_from(&src) \
@@ -585,7 +640,12 @@ impl fmt::Display for Error {
                 Dims(shape),
                 Dims(strides)
             ),
-            Error::IndexOutOfBounds { op, dim, index, size } => write!(
+            Error::IndexOutOfBounds {
+                op,
+                dim,
+                index,
+                size,
+            } => write!(
                 f,
                 "{op}: index {index} is out of range for dim {dim} of size {size}; indices must \
                  be in 0..{size}"
@@ -599,11 +659,16 @@ impl fmt::Display for Error {
                 Dims(src),
                 Dims(dst)
             ),
-            Error::NoInputs { op } => write!(
-                f,
-                "{op}: needs at least one tensor, got an empty list"
-            ),
-            Error::PartsMismatch { op, index, shape, first, dim } => match dim {
+            Error::NoInputs { op } => {
+                write!(f, "{op}: needs at least one tensor, got an empty list")
+            }
+            Error::PartsMismatch {
+                op,
+                index,
+                shape,
+                first,
+                dim,
+            } => match dim {
                 Some(dim) => write!(
                     f,
                     "{op}: tensor {index} has shape {} but tensor 0 has shape {}; every tensor \
@@ -619,7 +684,12 @@ impl fmt::Display for Error {
                     Dims(first)
                 ),
             },
-            Error::EscapesView { op, shape, strides, offset } => write!(
+            Error::EscapesView {
+                op,
+                shape,
+                strides,
+                offset,
+            } => write!(
                 f,
                 "{op}: shape {} with strides {} at offset {offset} may reach elements outside \
                  this mutable view, which shares its storage with a sibling from split_at; \
@@ -635,8 +705,15 @@ impl fmt::Display for Error {
                      layout has {ndim}"
                 )
             }
-            Error::ImplicitCopy { reason, bytes, location } => {
-                write!(f, "{reason}: implicit copy forbidden: {bytes} bytes at {location}; ")?;
+            Error::ImplicitCopy {
+                reason,
+                bytes,
+                location,
+            } => {
+                write!(
+                    f,
+                    "{reason}: implicit copy forbidden: {bytes} bytes at {location}; "
+                )?;
                 match reason {
                     CopyReason::CopyOnWrite => f.write_str(
                         "the storage is shared, so the write would copy it first; make the \
@@ -675,7 +752,12 @@ impl fmt::Display for Error {
                 a[*a_dim],
                 b[*b_dim]
             ),
-            Error::MatmulBatchMismatch { a, b, a_batch, b_batch } => write!(
+            Error::MatmulBatchMismatch {
+                a,
+                b,
+                a_batch,
+                b_batch,
+            } => write!(
                 f,
                 "matmul: shapes {} and {} cannot be multiplied: batch dims {} and {} do not \
                  broadcast",
@@ -684,15 +766,28 @@ impl fmt::Display for Error {
                 Dims(a_batch),
                 Dims(b_batch)
             ),
-            Error::Io { op, path, kind, message } => write!(
+            Error::Io {
+                op,
+                path,
+                kind,
+                message,
+            } => write!(
                 f,
                 "{op}: cannot access {path}: {message} ({kind}); check the path, its \
                  permissions and the free space"
             ),
-            Error::MalformedFile { format, path, message } => {
+            Error::MalformedFile {
+                format,
+                path,
+                message,
+            } => {
                 write!(f, "malformed {format} file {path}: {message}")
             }
-            Error::UnsupportedDType { format, path, dtype } => write!(
+            Error::UnsupportedDType {
+                format,
+                path,
+                dtype,
+            } => write!(
                 f,
                 "{format} file {path} holds elements of type {dtype}, which stridex has no \
                  element type for (it has f16, bf16, f32, f64, i8..i64, u8..u64; bool loads as \

@@ -208,7 +208,7 @@ pub use element::{DType, Element};
 pub use error::{Error, Result};
 /// The `half` crate, whose `f16` and `bf16` are element types of the public API.
 pub use half;
-pub use layout::{broadcast_shapes, Layout, MemoryFormat};
+pub use layout::{Layout, MemoryFormat, broadcast_shapes};
 pub use scalar::Numeric;
 pub use storage::Storage;
 pub use tensor::{Iter, Norm, NormOrder, Tensor};

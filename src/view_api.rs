@@ -20,18 +20,18 @@
 //! addresses a subset of the offsets its input addresses, so the result fits the storage (the
 //! tensor invariant); `TensorMut` gets only the ops that also keep distinct indices on distinct
 //! elements (`view_ops!`), the others get `shared_view_ops!` too. Each op has one doc
-//! example, run against the type it documents (`$make` turns the tensor `a` into that type).
+//! example, run against the type it documents (`$make` turns the tensor `a` into that type, and
+//! `$mut` is `"mut "` where that needs a mutable `a`).
 
 /// The accessors of a strided type: `shape`, `strides`, `offset`, `ndim`, `numel`, `layout`,
 /// `is_contiguous`, `explain`. The type has a `layout: Layout` field and a private
 /// `storage_len(&self)`.
 macro_rules! layout_accessors {
-    (name: $name:literal, make: $make:literal) => {
+    (name: $name:literal, make: $make:literal, mut: $mut:literal) => {
         /// The size of each dim.
         ///
         /// ```
-        /// # #![allow(unused_mut)]
-        /// let mut a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
+        #[doc = concat!("let ", $mut, "a = stridex::Tensor::<f32>::zeros(&[2, 3])?;")]
         #[doc = concat!("assert_eq!(", $make, ".shape(), &[2, 3]);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
@@ -44,8 +44,7 @@ macro_rules! layout_accessors {
         /// The stride of each dim, in elements (negative for flipped dims, 0 for broadcast ones).
         ///
         /// ```
-        /// # #![allow(unused_mut)]
-        /// let mut a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
+        #[doc = concat!("let ", $mut, "a = stridex::Tensor::<f32>::zeros(&[2, 3])?;")]
         #[doc = concat!("assert_eq!(", $make, ".t()?.strides(), &[1, 3]);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
@@ -58,8 +57,7 @@ macro_rules! layout_accessors {
         /// Storage offset of the first element, in elements.
         ///
         /// ```
-        /// # #![allow(unused_mut)]
-        /// let mut a = stridex::Tensor::<f32>::zeros(&[4])?;
+        #[doc = concat!("let ", $mut, "a = stridex::Tensor::<f32>::zeros(&[4])?;")]
         #[doc = concat!("assert_eq!(", $make, ".narrow(0, 1, 2)?.offset(), 1);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
@@ -72,8 +70,7 @@ macro_rules! layout_accessors {
         /// Number of dims.
         ///
         /// ```
-        /// # #![allow(unused_mut)]
-        /// let mut a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
+        #[doc = concat!("let ", $mut, "a = stridex::Tensor::<f32>::zeros(&[2, 3])?;")]
         #[doc = concat!("assert_eq!(", $make, ".select(0, 1)?.ndim(), 1);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
@@ -86,8 +83,7 @@ macro_rules! layout_accessors {
         /// Number of elements.
         ///
         /// ```
-        /// # #![allow(unused_mut)]
-        /// let mut a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
+        #[doc = concat!("let ", $mut, "a = stridex::Tensor::<f32>::zeros(&[2, 3])?;")]
         #[doc = concat!("assert_eq!(", $make, ".narrow(1, 0, 2)?.numel(), 4);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
@@ -100,8 +96,7 @@ macro_rules! layout_accessors {
         /// The layout (shape, strides, offset).
         ///
         /// ```
-        /// # #![allow(unused_mut)]
-        /// let mut a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
+        #[doc = concat!("let ", $mut, "a = stridex::Tensor::<f32>::zeros(&[2, 3])?;")]
         #[doc = concat!("assert!(!", $make, ".t()?.layout().is_contiguous());")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
@@ -115,8 +110,7 @@ macro_rules! layout_accessors {
         /// ([`Layout::is_contiguous`](crate::Layout::is_contiguous)).
         ///
         /// ```
-        /// # #![allow(unused_mut)]
-        /// let mut a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
+        #[doc = concat!("let ", $mut, "a = stridex::Tensor::<f32>::zeros(&[2, 3])?;")]
         #[doc = concat!("assert!(", $make, ".is_contiguous());")]
         #[doc = concat!("assert!(!", $make, ".t()?.is_contiguous());")]
         /// # Ok::<(), stridex::Error>(())
@@ -131,8 +125,7 @@ macro_rules! layout_accessors {
         /// ([`Layout::explain`](crate::Layout::explain)) plus the storage it views.
         ///
         /// ```
-        /// # #![allow(unused_mut)]
-        /// let mut a = stridex::Tensor::<f32>::zeros(&[4, 4])?;
+        #[doc = concat!("let ", $mut, "a = stridex::Tensor::<f32>::zeros(&[4, 4])?;")]
         #[doc = concat!("assert!(", $make, ".t()?.explain().contains(\"contiguous: no\"));")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
@@ -154,7 +147,7 @@ macro_rules! layout_accessors {
 /// `flip`, `diagonal`, `diagonal_with`. `recv` is the receiver (`&self` or `self`) followed
 /// by the `self` token the bodies use; `out` the result type.
 macro_rules! view_ops {
-    (recv: [$($recv:tt)*] $s:ident, out: $Out:ty, make: $make:literal) => {
+    (recv: [$($recv:tt)*] $s:ident, out: $Out:ty, make: $make:literal, mut: $mut:literal) => {
         /// The same elements under a new shape, without copying
         /// ([`Layout::view`](crate::Layout::view)).
         ///
@@ -164,8 +157,7 @@ macro_rules! view_ops {
         /// express the shape; then [`Tensor::reshape`](crate::Tensor::reshape) copies instead.
         ///
         /// ```
-        /// # #![allow(unused_mut)]
-        /// let mut a = stridex::Tensor::<f32>::zeros(&[4, 6])?;
+        #[doc = concat!("let ", $mut, "a = stridex::Tensor::<f32>::zeros(&[4, 6])?;")]
         #[doc = concat!("assert_eq!(", $make, ".view(&[2, 12])?.strides(), &[12, 1]);")]
         #[doc = concat!("assert!(", $make, ".t()?.view(&[24]).is_err());")]
         /// # Ok::<(), stridex::Error>(())
@@ -181,8 +173,7 @@ macro_rules! view_ops {
         /// [`Error::DimOutOfRange`](crate::Error::DimOutOfRange) naming `transpose`.
         ///
         /// ```
-        /// # #![allow(unused_mut)]
-        /// let mut a = stridex::Tensor::<f32>::zeros(&[2, 3, 4])?;
+        #[doc = concat!("let ", $mut, "a = stridex::Tensor::<f32>::zeros(&[2, 3, 4])?;")]
         #[doc = concat!("assert_eq!(", $make, ".transpose(0, 2)?.shape(), &[4, 3, 2]);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
@@ -197,8 +188,7 @@ macro_rules! view_ops {
         /// [`Error::RankMismatch`](crate::Error::RankMismatch) naming `t` for more than 2 dims.
         ///
         /// ```
-        /// # #![allow(unused_mut)]
-        /// let mut a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;
+        #[doc = concat!("let ", $mut, "a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;")]
         #[doc = concat!("assert_eq!(", $make, ".t()?.get(&[2, 1])?, 5);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
@@ -214,8 +204,7 @@ macro_rules! view_ops {
         /// [`Error::NotAPermutation`](crate::Error::NotAPermutation).
         ///
         /// ```
-        /// # #![allow(unused_mut)]
-        /// let mut a = stridex::Tensor::<f32>::zeros(&[2, 3, 4])?;
+        #[doc = concat!("let ", $mut, "a = stridex::Tensor::<f32>::zeros(&[2, 3, 4])?;")]
         #[doc = concat!("assert_eq!(", $make, ".permute(&[1, 2, 0])?.shape(), &[3, 4, 2]);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
@@ -232,8 +221,7 @@ macro_rules! view_ops {
         /// [`Error::RangeOutOfBounds`](crate::Error::RangeOutOfBounds).
         ///
         /// ```
-        /// # #![allow(unused_mut)]
-        /// let mut a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;
+        #[doc = concat!("let ", $mut, "a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;")]
         #[doc = concat!("assert_eq!(", $make, ".narrow(1, 1, 2)?.to_vec(), vec![1, 2, 4, 5]);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
@@ -251,8 +239,7 @@ macro_rules! view_ops {
         /// [`Error::ZeroStep`](crate::Error::ZeroStep), [`Error::Overflow`](crate::Error::Overflow).
         ///
         /// ```
-        /// # #![allow(unused_mut)]
-        /// let mut a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[6])?;
+        #[doc = concat!("let ", $mut, "a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[6])?;")]
         #[doc = concat!("assert_eq!(", $make, ".slice(0, 1, 6, 2)?.to_vec(), vec![1, 3, 5]);")]
         #[doc = concat!("assert_eq!(", $make, ".slice(0, -1, isize::MIN, -3)?.to_vec(), vec![5, 2]);")]
         /// # Ok::<(), stridex::Error>(())
@@ -275,8 +262,7 @@ macro_rules! view_ops {
         /// [`Error::IndexOutOfRange`](crate::Error::IndexOutOfRange).
         ///
         /// ```
-        /// # #![allow(unused_mut)]
-        /// let mut a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;
+        #[doc = concat!("let ", $mut, "a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;")]
         #[doc = concat!("assert_eq!(", $make, ".select(1, 2)?.to_vec(), vec![2, 5]);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
@@ -292,8 +278,7 @@ macro_rules! view_ops {
         /// [`Error::SqueezeNonUnit`](crate::Error::SqueezeNonUnit).
         ///
         /// ```
-        /// # #![allow(unused_mut)]
-        /// let mut a = stridex::Tensor::<f32>::zeros(&[2, 1, 3])?;
+        #[doc = concat!("let ", $mut, "a = stridex::Tensor::<f32>::zeros(&[2, 1, 3])?;")]
         #[doc = concat!("assert_eq!(", $make, ".squeeze(1)?.shape(), &[2, 3]);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
@@ -308,8 +293,7 @@ macro_rules! view_ops {
         /// [`Error::DimOutOfRange`](crate::Error::DimOutOfRange) unless `dim <= ndim`.
         ///
         /// ```
-        /// # #![allow(unused_mut)]
-        /// let mut a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
+        #[doc = concat!("let ", $mut, "a = stridex::Tensor::<f32>::zeros(&[2, 3])?;")]
         #[doc = concat!("assert_eq!(", $make, ".unsqueeze(2)?.shape(), &[2, 3, 1]);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
@@ -325,8 +309,7 @@ macro_rules! view_ops {
         /// [`Error::DimOutOfRange`](crate::Error::DimOutOfRange).
         ///
         /// ```
-        /// # #![allow(unused_mut)]
-        /// let mut a = stridex::Tensor::from_vec(vec![1, 2, 3], &[3])?;
+        #[doc = concat!("let ", $mut, "a = stridex::Tensor::from_vec(vec![1, 2, 3], &[3])?;")]
         #[doc = concat!("assert_eq!(", $make, ".flip(0)?.to_vec(), vec![3, 2, 1]);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
@@ -341,8 +324,7 @@ macro_rules! view_ops {
         /// As [`Layout::diagonal`](crate::Layout::diagonal).
         ///
         /// ```
-        /// # #![allow(unused_mut)]
-        /// let mut a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;
+        #[doc = concat!("let ", $mut, "a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;")]
         #[doc = concat!("assert_eq!(", $make, ".diagonal()?.to_vec(), vec![0, 4]);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
@@ -358,8 +340,7 @@ macro_rules! view_ops {
         /// As [`Layout::diagonal_with`](crate::Layout::diagonal_with).
         ///
         /// ```
-        /// # #![allow(unused_mut)]
-        /// let mut a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;
+        #[doc = concat!("let ", $mut, "a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;")]
         #[doc = concat!("assert_eq!(", $make, ".diagonal_with(1, 0, 1)?.to_vec(), vec![1, 5]);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```

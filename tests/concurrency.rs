@@ -3,11 +3,11 @@
 //! the large-buffer cache (so freed buffers are cached, reused and evicted under contention).
 //! Every result must equal the one a serial run computed.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use stridex::storage::{buffer_cache_bytes, set_buffer_cache_limit};
 use stridex::Tensor;
+use stridex::storage::{buffer_cache_bytes, set_buffer_cache_limit};
 
 /// The shared inputs: large enough (2.4 MB) that their copies and results use the
 /// large-buffer (>= 2 MiB) path and its cache.

@@ -41,7 +41,9 @@ fn main() {
         let mut h = harness::Harness::new(reps);
         eprintln!("{threads} thread(s):");
         pool.install(|| copy_cases::all(&mut h));
-        println!("## {threads} thread(s): copies (`contiguous()` fresh, `contiguous_into` into a reused buffer)\n");
+        println!(
+            "## {threads} thread(s): copies (`contiguous()` fresh, `contiguous_into` into a reused buffer)\n"
+        );
         println!("{}", h.table("ndarray"));
         println!(
             "fresh: `contiguous()` into a new storage (after the first run, the large-buffer \

@@ -7,7 +7,7 @@
 
 use std::hint::black_box;
 
-use ndarray::{s, Array2, Array4, Axis};
+use ndarray::{Array2, Array4, Axis, s};
 use stridex::Tensor;
 
 use crate::harness::Harness;

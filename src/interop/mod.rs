@@ -45,8 +45,8 @@ pub use dynamic::{AsDynTensor, DynTensor};
 pub use npy::{load_npy, read_npy, save_npy, write_npy};
 #[cfg(feature = "safetensors")]
 pub use safetensors::{
-    load_safetensors, map_safetensors, save_safetensors, save_safetensors_with_metadata,
-    SafeTensorsFile,
+    SafeTensorsFile, load_safetensors, map_safetensors, save_safetensors,
+    save_safetensors_with_metadata,
 };
 
 #[cfg(any(feature = "npy", feature = "safetensors"))]

@@ -28,9 +28,9 @@ use std::path::Path;
 
 use half::{bf16, f16};
 
-use super::dynamic::{each_dtype, AsDynTensor, DynTensor};
-use super::npy_header::{header_bytes, parse_header, Header, HeaderError, MAGIC};
-use super::{io_error, swap_byte_order, LeBytes};
+use super::dynamic::{AsDynTensor, DynTensor, each_dtype};
+use super::npy_header::{Header, HeaderError, MAGIC, header_bytes, parse_header};
+use super::{LeBytes, io_error, swap_byte_order};
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::layout::checked_numel;
@@ -210,7 +210,7 @@ fn read_from<R: Read>(
         (major, minor) => {
             return Err(malformed(format!(
                 "format version {major}.{minor} is not one of 1.0, 2.0, 3.0"
-            )))
+            )));
         }
     };
     let mut len = [0u8; 4];

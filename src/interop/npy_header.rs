@@ -137,7 +137,7 @@ pub(super) fn parse_header(text: &str) -> std::result::Result<Header, HeaderErro
                 return Err(HeaderError::Malformed(format!(
                     "the header has a key '{other}'; a .npy header has exactly 'descr', \
                      'fortran_order' and 'shape'"
-                )))
+                )));
             }
         };
         if slot.replace(value).is_some() {
@@ -214,7 +214,7 @@ fn parse_descr(s: &str) -> std::result::Result<Descr, HeaderError> {
             return Err(HeaderError::Malformed(format!(
                 "descr '{s}' has no byte order ('|') but {}-byte elements need '<' or '>'",
                 dtype.size()
-            )))
+            )));
         }
         _ => false,
     };
@@ -319,7 +319,7 @@ impl<'a> Parser<'a> {
                     return Err(format!(
                         "the header needs ',' or '}}' after a value, found {}",
                         self.found()
-                    ))
+                    ));
                 }
             }
         }
@@ -367,7 +367,7 @@ impl<'a> Parser<'a> {
                 return Err(format!(
                     "the header needs a quoted key, found {}",
                     self.found()
-                ))
+                ));
             }
         };
         let start = self.pos + 1;
@@ -413,7 +413,7 @@ impl<'a> Parser<'a> {
                     return Err(format!(
                         "the shape needs ',' or ')' after a size, found {}",
                         self.found()
-                    ))
+                    ));
                 }
             }
         }

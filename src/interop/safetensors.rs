@@ -45,11 +45,11 @@ use std::sync::Arc;
 use ::safetensors::tensor::{Dtype, Metadata, View};
 use half::{bf16, f16};
 
-use super::dynamic::{each_dtype, AsDynTensor, DynTensor};
-use super::{io_error, swap_byte_order, LeBytes};
+use super::dynamic::{AsDynTensor, DynTensor, each_dtype};
+use super::{LeBytes, io_error, swap_byte_order};
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
-use crate::layout::{checked_numel, Layout};
+use crate::layout::{Layout, checked_numel};
 use crate::storage::Storage;
 use crate::tensor::Tensor;
 

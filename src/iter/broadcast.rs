@@ -1,7 +1,7 @@
 //! Broadcasting the operands of an elementwise op to one shape (NumPy rules).
 
 use crate::error::Result;
-use crate::layout::{broadcast_shapes, Layout};
+use crate::layout::{Layout, broadcast_shapes};
 
 /// The shape every operand broadcasts to, folding [`broadcast_shapes`] over them in order.
 ///

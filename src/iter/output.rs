@@ -20,7 +20,7 @@
 //!
 //! Reductions apply the same rule to their one input, keeping the order of the kept dims.
 
-use crate::layout::{row_major_strides, Layout};
+use crate::layout::{Layout, row_major_strides};
 
 /// Strides for a fresh result of `shape` given its inputs' strides broadcast to `shape`; see the
 /// [note](self).

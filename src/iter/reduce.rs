@@ -1,7 +1,7 @@
 //! The reduction plan: which loops reduce, in what order, into which output element.
 
 use crate::error::{Error, Result};
-use crate::layout::{coalesce_joint, Layout};
+use crate::layout::{Layout, coalesce_joint};
 
 use super::output::reduction_strides;
 

@@ -17,11 +17,11 @@
 
 use crate::element::Element;
 use crate::error::Result;
-use crate::layout::{coalesce_joint, Layout};
+use crate::layout::{Layout, coalesce_joint};
 use crate::storage::Storage;
 
-use super::tile::{tile, Tile2d};
-use super::transpose::{store_fence, Word};
+use super::tile::{Tile2d, tile};
+use super::transpose::{Word, store_fence};
 use super::walk::for_each_offset2;
 
 /// How the innermost loops of a copy run; see the [module docs](self).

@@ -11,19 +11,19 @@
 //! every combination of element types; only the typed kernels know the types.
 
 use std::marker::PhantomData;
-use std::mem::{size_of, MaybeUninit};
+use std::mem::{MaybeUninit, size_of};
 
 use crate::element::Element;
 use crate::error::Result;
 use crate::iter::broadcast::{broadcast_all, broadcast_strides};
 use crate::iter::output::output_strides;
-use crate::iter::plan::{Tile, TILE_L};
-use crate::iter::{element_count, Plan};
+use crate::iter::plan::{TILE_L, Tile};
+use crate::iter::{Plan, element_count};
 use crate::layout::Layout;
 use crate::storage::Storage;
 
 use super::dispatch::with_avx2;
-use super::parallel::{for_each_chunk, threads_for, SharedPtr};
+use super::parallel::{SharedPtr, for_each_chunk, threads_for};
 use super::transpose::Word;
 use super::unravel::{advance_offsets, unravel_offsets};
 

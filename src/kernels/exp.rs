@@ -37,11 +37,7 @@ pub(crate) use super::dispatch::has_avx2_fma;
 /// `a * b + c`, fused when `FMA`.
 #[inline(always)]
 pub(crate) fn mul_add<const FMA: bool>(a: f32, b: f32, c: f32) -> f32 {
-    if FMA {
-        a.mul_add(b, c)
-    } else {
-        a * b + c
-    }
+    if FMA { a.mul_add(b, c) } else { a * b + c }
 }
 
 /// `e^x` for `f32`, branch-free; see the [module docs](self). (The kernels only need

@@ -20,12 +20,12 @@ use std::mem::size_of;
 use crate::element::Element;
 use crate::error::Result;
 use crate::iter::broadcast::{broadcast_all, broadcast_strides};
-use crate::layout::{coalesce_joint, Layout};
+use crate::layout::{Layout, coalesce_joint};
 use crate::storage::Storage;
 
 use super::copy::to_fresh_storage;
 use super::elementwise::Src;
-use super::parallel::{for_each_chunk, threads_for, SharedPtr};
+use super::parallel::{SharedPtr, for_each_chunk, threads_for};
 use super::unravel::{advance_offsets, unravel_offsets};
 
 /// Asserts the tensor invariant of an input (its layout fits its storage) and returns its

@@ -17,13 +17,13 @@ use std::marker::PhantomData;
 use std::mem::size_of;
 
 use crate::element::Element;
-use crate::iter::broadcast::broadcast_strides;
 use crate::iter::Plan;
+use crate::iter::broadcast::broadcast_strides;
 use crate::layout::Layout;
 use crate::storage::StorageMut;
 
 use super::copy::copy_strided;
-use super::elementwise::{execute, Runs, Src};
+use super::elementwise::{Runs, Src, execute};
 
 /// Asserts the part of the `TensorMut` invariant that is cheap to check.
 fn check_dst<T: Element>(dst: &StorageMut<'_, T>, layout: &Layout) {

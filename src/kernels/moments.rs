@@ -38,7 +38,7 @@ use crate::scalar::Numeric;
 use crate::storage::Storage;
 
 use super::exp::has_avx2_fma;
-use super::parallel::{for_each_chunk, threads_for, SharedPtr};
+use super::parallel::{SharedPtr, for_each_chunk, threads_for};
 use super::scan::DimPlan;
 
 /// Most elements shifted by one run's first element before merging (see the module docs).
@@ -73,11 +73,7 @@ impl VarSpec {
 /// `a * b + c`, fused when `FMA`.
 #[inline(always)]
 fn mul_add<const FMA: bool>(a: f64, b: f64, c: f64) -> f64 {
-    if FMA {
-        a.mul_add(b, c)
-    } else {
-        a * b + c
-    }
+    if FMA { a.mul_add(b, c) } else { a * b + c }
 }
 
 /// Merges a run of `k` elements with shift `c` and sums `s`, `q` (of `x - c` and its square)
@@ -371,7 +367,7 @@ fn shifted_sums<T: Float, const FMA: bool>(xs: &[T], c: f64) -> (f64, f64) {
 mod avx2 {
     use std::arch::x86_64::*;
 
-    use super::{pairwise, LANES};
+    use super::{LANES, pairwise};
 
     /// See the [module docs](self).
     ///

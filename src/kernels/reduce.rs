@@ -25,12 +25,12 @@
 
 use crate::element::Element;
 use crate::error::Result;
-use crate::iter::{element_count, ReduceKind, ReducePlan};
+use crate::iter::{ReduceKind, ReducePlan, element_count};
 use crate::layout::{Dims, Layout};
 use crate::storage::Storage;
 
 use super::dispatch::with_avx2;
-use super::parallel::{for_each_chunk, threads_for, SharedPtr, PAR_MIN_ELEMS};
+use super::parallel::{PAR_MIN_ELEMS, SharedPtr, for_each_chunk, threads_for};
 use super::reducers::Reducer;
 use super::unravel::{advance_offsets, unravel_offsets};
 

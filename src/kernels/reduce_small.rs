@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::layout::Layout;
 use crate::storage::Storage;
 
-use super::reduce::{reduce_rows, row_tree, tree, Reduced, Rows, GROUP, ROW_LEAF};
+use super::reduce::{GROUP, ROW_LEAF, Reduced, Rows, reduce_rows, row_tree, tree};
 use super::reducers::Reducer;
 
 /// Largest input, in elements, the direct path takes: far below the size at which the planned

@@ -118,11 +118,7 @@ impl<T: Numeric, const LARGEST: bool> Reducer<T> for Extreme<LARGEST> {
 
     #[inline(always)]
     fn identity(&self) -> T {
-        if LARGEST {
-            T::LOWEST
-        } else {
-            T::HIGHEST
-        }
+        if LARGEST { T::LOWEST } else { T::HIGHEST }
     }
     #[inline(always)]
     fn fold(&self, acc: T, x: T, _: usize) -> T {
@@ -168,11 +164,7 @@ impl<T: Numeric, const LARGEST: bool> Reducer<T> for ArgExtreme<LARGEST> {
         } else {
             (a.0 > b.0) == LARGEST
         };
-        if a_wins {
-            a
-        } else {
-            b
-        }
+        if a_wins { a } else { b }
     }
     #[inline(always)]
     fn finish(&self, acc: (T, usize), _: usize) -> i64 {
@@ -372,19 +364,11 @@ impl<T: Element, const ANY: bool> Reducer<T> for NonzeroTest<ANY> {
     #[inline(always)]
     fn fold(&self, acc: u8, x: T, _: usize) -> u8 {
         let nz = u8::from(x != T::zeroed());
-        if ANY {
-            acc | nz
-        } else {
-            acc & nz
-        }
+        if ANY { acc | nz } else { acc & nz }
     }
     #[inline(always)]
     fn combine(&self, a: u8, b: u8) -> u8 {
-        if ANY {
-            a | b
-        } else {
-            a & b
-        }
+        if ANY { a | b } else { a & b }
     }
     #[inline(always)]
     fn finish(&self, acc: u8, _: usize) -> u8 {

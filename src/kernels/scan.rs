@@ -25,11 +25,11 @@
 use std::mem::MaybeUninit;
 
 use crate::error::Result;
-use crate::layout::{coalesce_joint, Layout};
+use crate::layout::{Layout, coalesce_joint};
 use crate::scalar::Numeric;
 use crate::storage::Storage;
 
-use super::parallel::{for_each_chunk, threads_for, SharedPtr};
+use super::parallel::{SharedPtr, for_each_chunk, threads_for};
 use super::unravel::{advance_offsets, unravel_offsets};
 
 /// Most block elements one work unit of the block kernel keeps running values for.

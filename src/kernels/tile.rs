@@ -15,7 +15,7 @@
 
 use std::mem::MaybeUninit;
 
-use super::transpose::{write_line, BlockFn, Word};
+use super::transpose::{BlockFn, Word, write_line};
 
 /// Smallest plane (bytes of one side) copied through packed tiles: below it the plane stays in
 /// the L2 cache while it is copied, set conflicts cost little, and the square tiles of blocks,
@@ -389,11 +389,13 @@ mod tests {
         assert!(!plane(64, 8, 65536).packs::<u64>());
         assert!(plane(64, 9, 65536).packs::<u64>());
         assert!(!plane(15, 64, 65536).packs::<u32>());
-        assert!(!Tile2d {
-            src_row: 2,
-            ..plane(128, 256, 65536)
-        }
-        .packs::<u32>());
+        assert!(
+            !Tile2d {
+                src_row: 2,
+                ..plane(128, 256, 65536)
+            }
+            .packs::<u32>()
+        );
         assert!(!rows_alias_in_l2(65536, L2_WAYS));
         assert!(rows_alias_in_l2(65536, L2_WAYS + 1));
         assert!(!rows_alias_in_l2(0, 64));

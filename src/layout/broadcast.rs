@@ -64,11 +64,7 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
     let n = a.len().max(b.len());
     let at = |s: &[usize], i: usize| {
         let pad = n - s.len();
-        if i < pad {
-            1
-        } else {
-            s[i - pad]
-        }
+        if i < pad { 1 } else { s[i - pad] }
     };
     (0..n)
         .map(|i| match (at(a, i), at(b, i)) {

@@ -1,7 +1,7 @@
 //! Memory formats: which physical order of the dims a dense layout uses, as in PyTorch's
 //! `torch.memory_format`. The logical shape stays NCHW (NCDHW); only the strides change.
 
-use super::{checked_numel, Layout};
+use super::{Layout, checked_numel};
 use crate::error::{Error, Result};
 
 /// A physical order of the dims of a dense tensor.

@@ -1,7 +1,7 @@
 //! Shapes with one inferred dim (PyTorch's `-1` in `view` / `reshape`), and the shape of a
 //! flattened range of dims.
 
-use super::{checked_numel, Layout};
+use super::{Layout, checked_numel};
 use crate::error::{Error, Result};
 
 /// `spec` as a shape holding `numel` elements: every entry is a length, except at most one
@@ -31,7 +31,7 @@ pub fn infer_shape(op: &'static str, spec: &[isize], numel: usize) -> Result<Vec
                     "shape {spec:?} has more than one -1 (dims {} and {d}); at most one dim can \
                      be inferred",
                     infer.unwrap_or(0)
-                )))
+                )));
             }
             -1 => {
                 infer = Some(d);
@@ -41,7 +41,7 @@ pub fn infer_shape(op: &'static str, spec: &[isize], numel: usize) -> Result<Vec
                 return Err(bad(format!(
                     "shape {spec:?} has length {n} at dim {d}; lengths are >= 0, or -1 for the \
                      one inferred dim"
-                )))
+                )));
             }
             n => shape.push(n as usize),
         }

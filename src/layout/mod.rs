@@ -615,15 +615,21 @@ mod tests {
         assert!(!Layout::new(&[2, 3], &[3, 2], 0).unwrap().is_contiguous());
         assert!(!Layout::new(&[2], &[0], 0).unwrap().is_contiguous());
         assert!(!Layout::new(&[2], &[-1], 1).unwrap().is_contiguous());
-        assert!(!Layout::new(&[2], &[-1], 1)
-            .unwrap()
-            .is_non_overlapping_and_dense());
-        assert!(Layout::new(&[2, 3], &[1, 2], 0)
-            .unwrap()
-            .is_non_overlapping_and_dense());
-        assert!(!Layout::new(&[2, 3], &[1, 3], 0)
-            .unwrap()
-            .is_non_overlapping_and_dense());
+        assert!(
+            !Layout::new(&[2], &[-1], 1)
+                .unwrap()
+                .is_non_overlapping_and_dense()
+        );
+        assert!(
+            Layout::new(&[2, 3], &[1, 2], 0)
+                .unwrap()
+                .is_non_overlapping_and_dense()
+        );
+        assert!(
+            !Layout::new(&[2, 3], &[1, 3], 0)
+                .unwrap()
+                .is_non_overlapping_and_dense()
+        );
     }
 
     #[test]

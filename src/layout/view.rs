@@ -13,7 +13,7 @@
 //! `computeStride` and NumPy's no-copy reshape; it works on any strides, including negative and
 //! zero ones, because it only compares strides for equality.
 
-use super::{checked_numel, row_major_strides, Layout};
+use super::{Layout, checked_numel, row_major_strides};
 use crate::error::{Error, Result};
 
 impl Layout {

@@ -1,8 +1,8 @@
 //! The view ops: each one a pure function from a layout (and arguments) to a new layout over the
 //! same storage. None touches element data; every result passes through [`Layout::checked`].
 
-use super::dims::Dims;
 use super::Layout;
+use super::dims::Dims;
 use crate::error::{Error, Result};
 
 /// `offset + delta`, or `offset` itself when that leaves `0..=isize::MAX`. A result with
@@ -216,7 +216,7 @@ impl Layout {
                     op: "slice",
                     shape: self.shape().to_vec(),
                     strides: self.strides().to_vec(),
-                })
+                });
             }
         };
         let mut shape = Dims::from(self.shape());

@@ -13,11 +13,11 @@
 use half::{bf16, f16};
 use num_traits::Zero;
 
+use super::Batched;
 use super::core::gemm_core;
 use super::int::gemm_int;
 use super::kernel::{Accum, Kernel};
 use super::types::{MatMut, MatRef, Scalar, SendPtr};
-use super::Batched;
 use crate::element::Element;
 use crate::error::Result;
 use crate::storage::Storage;

@@ -178,7 +178,7 @@ unsafe fn portable_4x4<A: Accum>(t: &Tile<A>) {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{store_scalar, Kernel, Tile};
+    use super::{Kernel, Tile, store_scalar};
     use std::arch::x86_64::*;
 
     #[cfg(feature = "avx512")]

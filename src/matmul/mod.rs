@@ -74,7 +74,7 @@ mod small_avx2;
 mod types;
 
 use crate::error::{Error, Result};
-use crate::layout::{broadcast_shapes, coalesce_joint, Dims, Layout};
+use crate::layout::{Dims, Layout, broadcast_shapes, coalesce_joint};
 use crate::storage::Storage;
 
 /// Element types [`Tensor::matmul`](crate::Tensor::matmul) supports: `f32`, `f64`,

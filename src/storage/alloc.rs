@@ -270,7 +270,7 @@ mod tests {
         assert!(c.put(3 * HUGE_PAGE, CachedBuffer(x)).is_empty());
         let evicted = c.put(3 * HUGE_PAGE, CachedBuffer(y));
         assert_eq!(evicted.len(), 1);
-        assert_eq!(evicted[0].1 .0, x);
+        assert_eq!(evicted[0].1.0, x);
         assert_eq!(c.bytes, 3 * HUGE_PAGE);
         free_evicted(evicted);
         free_evicted(vec![(8 * HUGE_PAGE, CachedBuffer(big))]);

@@ -605,9 +605,11 @@ mod tests {
             assert!(Storage::<u32>::from_byte_owner(owner.clone(), odd, 1).is_err());
         }
         // An empty range at the end is fine.
-        assert!(Storage::<u32>::from_byte_owner(owner, 16, 0)
-            .unwrap()
-            .is_empty());
+        assert!(
+            Storage::<u32>::from_byte_owner(owner, 16, 0)
+                .unwrap()
+                .is_empty()
+        );
     }
 
     #[test]

@@ -11,7 +11,7 @@ use num_traits::Float;
 use super::Tensor;
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::layout::{checked_numel, Layout};
+use crate::layout::{Layout, checked_numel};
 use crate::scalar::Numeric;
 use crate::storage::Storage;
 
@@ -224,7 +224,7 @@ impl<T: Numeric + Float> Tensor<T> {
                     message: format!(
                         "start {start} and end {end} must be finite numbers; give finite bounds"
                     ),
-                })
+                });
             }
         };
         let step = if steps > 1 {

@@ -39,7 +39,7 @@ use std::sync::Arc;
 use crate::audit::{self, CopyReason};
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::layout::{checked_numel, Layout};
+use crate::layout::{Layout, checked_numel};
 use crate::storage::Storage;
 
 /// A strided view of a shared, 64-byte aligned buffer of `T`.

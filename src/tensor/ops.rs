@@ -9,8 +9,8 @@
 //! [`Numeric`](crate::Numeric).
 
 use std::ops::{Add, Div, Mul, Neg, Sub};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use num_traits::Float;
 

@@ -19,7 +19,7 @@ use num_traits::Float;
 use super::Tensor;
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::iter::{element_count, ReducePlan};
+use crate::iter::{ReducePlan, element_count};
 use crate::kernels::reduce::reduce;
 use crate::kernels::reduce_small::reduce_dim_small;
 use crate::kernels::reducers::{ArgExtreme, Extreme, Mean, Prod, Reducer, Sum};

@@ -36,7 +36,7 @@ use super::Tensor;
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::iter::ReducePlan;
-use crate::kernels::moments::{moments, VarSpec};
+use crate::kernels::moments::{VarSpec, moments};
 use crate::kernels::reducers::{
     AbsMax, AbsSum, ArgExtreme, CountNonzero, LogSumExp, NonzeroTest, Reducer, SquareSum, SumAs,
 };

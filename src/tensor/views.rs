@@ -34,8 +34,8 @@ impl<T: Element> Tensor<T> {
         self.storage.len()
     }
 
-    layout_accessors!(name: "Tensor", make: "a");
-    view_ops!(recv: [&self] self, out: Tensor<T>, make: "a");
+    layout_accessors!(name: "Tensor", make: "a", mut: "");
+    view_ops!(recv: [&self] self, out: Tensor<T>, make: "a", mut: "");
     shared_view_ops!(recv: [&self] self, out: Tensor<T>, make: "a");
 
     /// [`Tensor::view`] when possible, otherwise one copy to row-major order (then viewed).

@@ -143,7 +143,7 @@ impl<'a, T: Element> TensorMut<'a, T> {
         (self.mem.as_ptr(), self.mem.len())
     }
 
-    layout_accessors!(name: "TensorMut", make: "a.view_mut()?");
+    layout_accessors!(name: "TensorMut", make: "a.view_mut()?", mut: "mut ");
 
     /// The element at multi-index `index`.
     ///

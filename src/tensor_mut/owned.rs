@@ -32,7 +32,7 @@
 //! any tensor of foreign bytes does. Every write on `Tensor` goes through
 //! [`Tensor::view_mut`] (`writable` below), so the rule has one home.
 
-use super::{check_divisor, check_writable, TensorMut};
+use super::{TensorMut, check_divisor, check_writable};
 use crate::audit::CopyReason;
 use crate::element::Element;
 use crate::error::{Error, Result};

@@ -4,13 +4,13 @@
 //! are offered (no `expand`, no `unfold`); `as_strided` is checked for overlap and `split_at`
 //! is this type's own; see the module invariant.
 
-use super::{check_writable, TensorMut};
+use super::{TensorMut, check_writable};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 
 impl<'a, T: Element> TensorMut<'a, T> {
-    view_ops!(recv: [self] self, out: TensorMut<'a, T>, make: "a.view_mut()?");
+    view_ops!(recv: [self] self, out: TensorMut<'a, T>, make: "a.view_mut()?", mut: "mut ");
 
     /// Any layout over the storage (absolute `offset`, as [`Tensor::as_strided`](crate::Tensor::as_strided)),
     /// checked against the storage and for overlap. A view from [`TensorMut::split_at`] shares

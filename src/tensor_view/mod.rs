@@ -101,8 +101,8 @@ impl<'a, T: Element> TensorView<'a, T> {
         Tensor::view_of(Arc::clone(self.storage), self.layout.clone())
     }
 
-    layout_accessors!(name: "TensorView", make: "a.as_view()");
-    view_ops!(recv: [self] self, out: TensorView<'a, T>, make: "a.as_view()");
+    layout_accessors!(name: "TensorView", make: "a.as_view()", mut: "");
+    view_ops!(recv: [self] self, out: TensorView<'a, T>, make: "a.as_view()", mut: "");
     shared_view_ops!(recv: [self] self, out: TensorView<'a, T>, make: "a.as_view()");
 
     /// The element at `index`.

@@ -55,7 +55,7 @@ use crate::layout::Layout;
 use crate::storage::Storage;
 
 use super::exp::{exp_acc_nonpos, has_avx2_fma};
-use super::parallel::{for_each_chunk, threads_for, SharedPtr};
+use super::parallel::{SharedPtr, for_each_chunk, threads_for};
 use super::scan::DimPlan;
 
 #[cfg(target_arch = "x86_64")]
@@ -63,7 +63,7 @@ mod avx2;
 mod block;
 mod line;
 
-use block::{chunk_of, ChunkState};
+use block::{ChunkState, chunk_of};
 use line::line;
 
 /// Independent lanes of the line kernel's statistics.
@@ -266,11 +266,7 @@ unsafe fn chunk_fast<T, C>(
 #[inline(always)]
 fn finish<A: Float>(m: A, s: A, log: bool) -> A {
     let s = if m.is_infinite() { A::nan() } else { s };
-    if log {
-        s.ln()
-    } else {
-        A::one() / s
-    }
+    if log { s.ln() } else { A::one() / s }
 }
 
 /// `x` in the compute type `C` (`f32` for `f32`, `f16`, `bf16`; `f64` for `f64`).

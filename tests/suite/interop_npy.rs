@@ -3,12 +3,12 @@
 //! type round-trip, and every malformed file is an error, never a panic.
 #![cfg(feature = "npy")]
 
-mod interop_common;
+use crate::interop_common;
 
 use half::{bf16, f16};
-use interop_common::{arb_recipe, bits, config, scratch, Recipe, Sample};
+use interop_common::{Recipe, Sample, arb_recipe, bits, config, scratch};
 use proptest::prelude::*;
-use stridex::interop::{load_npy, read_npy, save_npy, write_npy, DynTensor};
+use stridex::interop::{DynTensor, load_npy, read_npy, save_npy, write_npy};
 use stridex::{DType, Element, Error, Tensor};
 
 /// A file as NumPy 2.x's `np.save` writes it for these small arrays: magic, version 1.0,
@@ -454,10 +454,12 @@ fn a_header_promising_terabytes_fails_without_allocating_them() {
         "{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296, 4), }",
         &[],
     );
-    assert!(read_npy(&f[..])
-        .unwrap_err()
-        .to_string()
-        .contains("isize::MAX"));
+    assert!(
+        read_npy(&f[..])
+            .unwrap_err()
+            .to_string()
+            .contains("isize::MAX")
+    );
 }
 
 #[test]

@@ -7,7 +7,7 @@ use half::{bf16, f16};
 use num_traits::{NumCast, ToPrimitive};
 use proptest::prelude::*;
 use stridex::matmul::MatmulElement;
-use stridex::{broadcast_shapes, Error, Tensor};
+use stridex::{Error, Tensor, broadcast_shapes};
 
 /// An element type under test with its rounding error bound: unit roundoff of the output
 /// type, of the accumulator (f32 for all but f64), and the output's smallest subnormal (the

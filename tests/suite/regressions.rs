@@ -2,7 +2,7 @@
 //! silently copied, advice that did not work, messages that named the wrong op or repeated
 //! it, and whole-tensor reductions over huge broadcast views that ran for hours.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use stridex::audit::{self, CopyReason};
 use stridex::{Error, Tensor};

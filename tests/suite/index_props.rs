@@ -10,11 +10,11 @@
 //!
 //! Case counts default to small numbers; set `PROPTEST_CASES` to run more.
 
-mod common;
+use crate::common;
 
 use common::*;
 use proptest::prelude::*;
-use stridex::{audit, broadcast_shapes, Element, Error, Tensor};
+use stridex::{Element, Error, Tensor, audit, broadcast_shapes};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers

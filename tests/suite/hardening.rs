@@ -3,7 +3,7 @@
 //! `tensor::fmt::tests::many_short_dims_print_within_the_budget` and item 9
 //! `layout::coalesce::tests::sizes_whose_product_overflows_stay_unmerged`, next to the code.)
 
-use stridex::{audit, Error, Tensor};
+use stridex::{Error, Tensor, audit};
 
 /// `zeros(&[1])?.expand(&[1 << 62])`: 2^62 f32 elements, one stored.
 fn e62() -> Tensor<f32> {

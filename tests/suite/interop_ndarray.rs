@@ -2,9 +2,9 @@
 //! included) and tensors from arrays of every layout, against the tensor's own `to_vec`.
 #![cfg(feature = "ndarray")]
 
-mod interop_common;
+use crate::interop_common;
 
-use interop_common::{arb_recipe, bits, config, Recipe, Sample};
+use interop_common::{Recipe, Sample, arb_recipe, bits, config};
 use ndarray::{Array, Axis, IxDyn};
 use proptest::prelude::*;
 use stridex::Tensor;

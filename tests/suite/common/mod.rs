@@ -605,11 +605,7 @@ impl<'a> Bytes<'a> {
         v
     }
     pub fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            0
-        } else {
-            self.next() as usize % n
-        }
+        if n == 0 { 0 } else { self.next() as usize % n }
     }
 }
 
@@ -1182,8 +1178,8 @@ pub fn run_chain(
     let (mut l, mut m) = start_layout(start.0, start.1, start.2);
     check_layout(&l, &m)?;
     each(&l, &m)?;
-    for gen in ops {
-        let op = gen.resolve(l.shape());
+    for r#gen in ops {
+        let op = r#gen.resolve(l.shape());
         let got = apply_layout(&l, &op);
         let want = m.apply(&op);
         let what = format!("{op:?} on {l:?}");
@@ -1305,11 +1301,7 @@ pub fn build<T: Element>(
     let modes: Vec<u8> = (0..n)
         .map(|d| {
             let m = r.modes.get(d).copied().unwrap_or(0) % 10;
-            if m == 9 && !allow_expand {
-                0
-            } else {
-                m
-            }
+            if m == 9 && !allow_expand { 0 } else { m }
         })
         .collect();
     let logical: Vec<usize> = (0..n)

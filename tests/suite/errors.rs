@@ -1,7 +1,7 @@
 //! Every error path a user can reach, with the message checked for the operation, the
 //! offending argument, the layout and (where one exists) the fix.
 
-use stridex::{broadcast_shapes, Error, Layout, MemoryFormat, Storage, Tensor};
+use stridex::{Error, Layout, MemoryFormat, Storage, Tensor, broadcast_shapes};
 
 fn m() -> Tensor<f32> {
     Tensor::from_vec((0..12).map(|i| i as f32).collect(), &[3, 4]).unwrap()
@@ -170,8 +170,8 @@ fn errors_are_values() {
 /// One row per public fallible function: the call, made wrong, and what its message must
 /// contain: the operation the user called (first), the shapes or arguments, and the fix.
 fn table() -> Vec<(&'static str, stridex::Result<()>, Vec<&'static str>)> {
-    use stridex::audit;
     use stridex::Norm;
+    use stridex::audit;
     let a = m(); // [3, 4] f32
     let i = |v: Vec<i64>, s: &[usize]| Tensor::from_vec(v, s).unwrap();
     let mask = Tensor::from_vec(vec![1u8; 5], &[5]).unwrap();

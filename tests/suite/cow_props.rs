@@ -8,8 +8,8 @@
 //!
 //! Case counts default to small numbers; set `PROPTEST_CASES` to run more.
 
-mod common;
-mod writes_common;
+use crate::common;
+use crate::writes_common;
 
 use common::*;
 use proptest::prelude::*;

@@ -15,12 +15,12 @@
 //!
 //! Every op runs inside `audit::record`, which must see no copy.
 
-mod common;
+use crate::common;
 
 use common::*;
 use num_traits::{Float, NumCast, ToPrimitive};
 use proptest::prelude::*;
-use stridex::{audit, broadcast_shapes, Error, Numeric, Tensor};
+use stridex::{Error, Numeric, Tensor, audit, broadcast_shapes};
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
@@ -398,11 +398,7 @@ fn check_float_generic<T: F>(
             v
         } else {
             let y = if v < lo { lo } else { v };
-            if y > hi {
-                hi
-            } else {
-                y
-            }
+            if y > hi { hi } else { y }
         };
         prop_assert!(
             same(g, want),
@@ -653,11 +649,12 @@ fn rem_errors_and_signs() {
         a.rem(&zero).unwrap_err(),
         Error::DivisionByZero { op: "rem" }
     );
-    assert!(a
-        .rem(&zero)
-        .unwrap_err()
-        .to_string()
-        .contains("division by zero"));
+    assert!(
+        a.rem(&zero)
+            .unwrap_err()
+            .to_string()
+            .contains("division by zero")
+    );
     // No elements: no division.
     let empty = Tensor::<i64>::zeros(&[0]).unwrap();
     assert_eq!(empty.rem(&zero).unwrap().numel(), 0);
@@ -692,9 +689,10 @@ fn allclose_edge_cases() {
     let inf = Tensor::from_vec(vec![f32::INFINITY, f32::NEG_INFINITY], &[2]).unwrap();
     assert!(inf.allclose(&inf, 0.0, 0.0).unwrap());
     assert!(!inf.allclose(&inf.flip(0).unwrap(), 1.0, 1.0).unwrap());
-    assert!(!inf
-        .allclose(&Tensor::full(&[], 1e30).unwrap(), 1.0, 1.0)
-        .unwrap());
+    assert!(
+        !inf.allclose(&Tensor::full(&[], 1e30).unwrap(), 1.0, 1.0)
+            .unwrap()
+    );
     let nan = Tensor::from_vec(vec![f32::NAN], &[1]).unwrap();
     assert!(!nan.allclose(&nan, 1e9, 1e9).unwrap());
     for (r, a) in [(-1e-5, 0.0), (0.0, -1e-8), (f64::NAN, 0.0)] {

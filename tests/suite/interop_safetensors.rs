@@ -3,7 +3,7 @@
 //! error, never a panic, including headers fuzzed from their parts.
 #![cfg(feature = "safetensors")]
 
-mod interop_common;
+use crate::interop_common;
 
 use std::sync::Arc;
 
@@ -11,8 +11,8 @@ use half::{bf16, f16};
 use interop_common::{arb_recipe, bits, config, scratch};
 use proptest::prelude::*;
 use stridex::interop::{
-    load_safetensors, map_safetensors, save_safetensors, save_safetensors_with_metadata,
-    AsDynTensor, SafeTensorsFile,
+    AsDynTensor, SafeTensorsFile, load_safetensors, map_safetensors, save_safetensors,
+    save_safetensors_with_metadata,
 };
 use stridex::{Error, Tensor};
 

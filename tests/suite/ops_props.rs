@@ -97,11 +97,7 @@ fn broadcast_pair() -> impl Strategy<Value = (Vec<usize>, Vec<usize>)> {
                     .map(|(&s, &one)| if one { 1 } else { s })
                     .collect();
                 let b = b[drop.min(b.len())..].to_vec();
-                if swap {
-                    (b, a)
-                } else {
-                    (a, b)
-                }
+                if swap { (b, a) } else { (a, b) }
             })
     })
 }

@@ -475,8 +475,8 @@ pub fn run_mut_chain<'a, T: Element>(
     half: bool,
 ) -> Result<(TensorMut<'a, T>, Model), TestCaseError> {
     check_layout(v.layout(), &m)?;
-    for gen in ops {
-        let op = gen.resolve(v.shape());
+    for r#gen in ops {
+        let op = r#gen.resolve(v.shape());
         let probe = apply_mut(v.reborrow(), &op).map(|r| r.layout().clone());
         let want = match &op {
             Op::AsStrided(s, st, o) => model_as_strided(s, st, *o, len, half.then_some(&m)),
@@ -501,8 +501,8 @@ pub fn run_tensor_chain<T: Element>(
     ops: &[OpGen],
     len: usize,
 ) -> Result<(Tensor<T>, Model), TestCaseError> {
-    for gen in ops {
-        let op = gen.resolve(t.shape());
+    for r#gen in ops {
+        let op = r#gen.resolve(t.shape());
         let got = apply_tensor(&t, &op);
         let want = m.apply(&op);
         let what = format!("{op:?} on {:?}", t.layout());

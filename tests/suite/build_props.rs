@@ -7,7 +7,7 @@
 //!
 //! Case counts default to small numbers; set `PROPTEST_CASES` to run more.
 
-mod common;
+use crate::common;
 
 use common::*;
 use proptest::prelude::*;

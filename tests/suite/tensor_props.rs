@@ -4,7 +4,7 @@
 //! Case counts default to small numbers so the suite is fast in debug builds; set
 //! `PROPTEST_CASES` to run more.
 
-mod common;
+use crate::common;
 
 use common::*;
 use proptest::prelude::*;
@@ -150,8 +150,8 @@ fn tensor_chain<T: Val>(
 ) -> TestResult {
     let (base, mut t, mut m, vals) = start_tensor::<T>(start, slack);
     check_tensor(&base, &t, &m, &vals, reshape_seeds)?;
-    for gen in ops {
-        let op = gen.resolve(t.shape());
+    for r#gen in ops {
+        let op = r#gen.resolve(t.shape());
         let got = apply_tensor(&t, &op);
         let want = m.apply(&op);
         let what = format!("{op:?} on {:?}", t.layout());
@@ -364,8 +364,8 @@ proptest! {
             shape.iter().zip(&strides).map(|(&d, &s)| if d > 3 { 0 } else { s.clamp(0, 1) }).collect()
         };
         let Ok(mut t) = base.as_strided(&shape, &strides, 0) else { return Ok(()) };
-        for gen in &ops {
-            let op = gen.resolve(t.shape());
+        for r#gen in &ops {
+            let op = r#gen.resolve(t.shape());
             if let Ok(r) = apply_tensor(&t, &op) {
                 prop_assert!(r.shares_storage(&base));
                 prop_assert!(r.layout().fits_in(16));
@@ -432,10 +432,12 @@ fn empty_tensors() {
     let s = base.narrow(0, 1, 0).unwrap();
     assert_eq!(s.shape(), &[0]);
     assert!(s.is_contiguous());
-    assert!(Tensor::<f64>::from_vec(vec![], &[0, 5])
-        .unwrap()
-        .to_vec()
-        .is_empty());
+    assert!(
+        Tensor::<f64>::from_vec(vec![], &[0, 5])
+            .unwrap()
+            .to_vec()
+            .is_empty()
+    );
     assert!(Tensor::arange(3i64, 3, 1).unwrap().to_vec().is_empty());
 }
 

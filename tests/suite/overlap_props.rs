@@ -5,7 +5,7 @@
 //! Case counts default to small numbers so the suite runs in seconds; set `PROPTEST_CASES` to
 //! run more.
 
-mod common;
+use crate::common;
 
 use common::*;
 use proptest::prelude::*;

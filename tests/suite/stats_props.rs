@@ -8,12 +8,12 @@
 //!
 //! Bounded: `PROPTEST_CASES` (default 64) cases per property, at most 4 dims of size <= 5.
 
-mod common;
+use crate::common;
 
-use common::{all_indices, arb_recipe, arb_shape, build, config, ravel, Recipe};
+use common::{Recipe, all_indices, arb_recipe, arb_shape, build, config, ravel};
 use half::f16;
 use proptest::prelude::*;
-use stridex::{audit, Element, Error, Tensor};
+use stridex::{Element, Error, Tensor, audit};
 
 /// The dim an op is asked for: any dim of the view, or 0 for a 0-dim view (PyTorch's rule).
 fn pick_dim(shape: &[usize], sel: usize) -> usize {
@@ -746,9 +746,10 @@ fn softmax_of_logits_near_plus_and_minus_1000_sums_to_one() {
             "log_softmax {centre}"
         );
         let lse = a64.logsumexp_dim(1, false).unwrap().to_vec();
-        assert!(lse
-            .iter()
-            .all(|&l| (l - centre).abs() < 20.0 && l.is_finite()));
+        assert!(
+            lse.iter()
+                .all(|&l| (l - centre).abs() < 20.0 && l.is_finite())
+        );
     }
     // All mass on one logit at the top of f32's range: no overflow.
     let a = Tensor::from_vec(vec![3.0e38f32, 0.0, -3.0e38], &[3]).unwrap();
@@ -923,12 +924,13 @@ fn empty_reductions_and_bad_orders() {
         ));
     }
     // Over no elements: var is NaN, logsumexp -inf, any 0, all 1, counts 0.
-    assert!(e
-        .var_dim(1, false, 0)
-        .unwrap()
-        .to_vec()
-        .iter()
-        .all(|v| v.is_nan()));
+    assert!(
+        e.var_dim(1, false, 0)
+            .unwrap()
+            .to_vec()
+            .iter()
+            .all(|v| v.is_nan())
+    );
     assert_eq!(
         e.logsumexp_dim(1, false).unwrap().to_vec(),
         vec![f32::NEG_INFINITY; 3]
@@ -958,12 +960,13 @@ fn counts_at_or_below_the_correction_follow_pytorch() {
     assert!(one.var_dim(0, false, 1).unwrap().to_vec()[0].is_nan());
     assert_eq!(one.var_dim(0, false, 0).unwrap().to_vec(), vec![0.0]);
     let nan = Tensor::from_vec(vec![1.0f32, f32::NAN, 2.0, f32::INFINITY], &[2, 2]).unwrap();
-    assert!(nan
-        .var_dim(1, false, 1)
-        .unwrap()
-        .to_vec()
-        .iter()
-        .all(|v| v.is_nan()));
+    assert!(
+        nan.var_dim(1, false, 1)
+            .unwrap()
+            .to_vec()
+            .iter()
+            .all(|v| v.is_nan())
+    );
 }
 
 #[test]

@@ -3,11 +3,11 @@
 //! Case counts default to small numbers so the suite is fast in debug builds; set
 //! `PROPTEST_CASES` to run more.
 
-mod common;
+use crate::common;
 
 use common::*;
 use proptest::prelude::*;
-use stridex::{broadcast_shapes, Error, Layout};
+use stridex::{Error, Layout, broadcast_shapes};
 
 // ---------------------------------------------------------------------------------------------
 // Strategies for extreme inputs
@@ -269,8 +269,8 @@ proptest! {
         ops in prop::collection::vec(arb_extreme_op(), 1..=4),
     ) {
         let Ok(mut l) = Layout::new(&shape, &strides, offset) else { return Ok(()) };
-        for gen in &ops {
-            let op = gen.resolve(l.shape());
+        for r#gen in &ops {
+            let op = r#gen.resolve(l.shape());
             let got = apply_layout(&l, &op);
             if let Ok(r) = &got {
                 prop_assert!(rebuilds(r), "{:?} on {:?} gave an invalid {:?}", op, l, r);

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use stridex::{audit, Error, Storage, Tensor};
+use stridex::{Error, Storage, Tensor, audit};
 
 fn foreign(values: &[f32], shape: &[usize]) -> (Arc<Vec<u8>>, Tensor<f32>) {
     let bytes: Vec<u8> = values.iter().flat_map(|x| x.to_ne_bytes()).collect();

@@ -12,7 +12,7 @@
 //! reduction also needs a small view, since it reads every element.
 
 use proptest::prelude::*;
-use stridex::{audit, broadcast_shapes, Error, Tensor};
+use stridex::{Error, Tensor, audit, broadcast_shapes};
 
 fn config() -> ProptestConfig {
     let cases = std::env::var("PROPTEST_CASES")

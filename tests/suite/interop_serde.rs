@@ -2,13 +2,13 @@
 //! elements, and deserialization refuses inconsistent input with clear errors.
 #![cfg(feature = "serde")]
 
-mod interop_common;
+use crate::interop_common;
 
 use half::{bf16, f16};
-use interop_common::{arb_recipe, config, Recipe, Sample};
+use interop_common::{Recipe, Sample, arb_recipe, config};
 use proptest::prelude::*;
-use serde::de::DeserializeOwned;
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use stridex::Tensor;
 
 fn round_trip<T: Sample + Serialize + DeserializeOwned>(r: &Recipe) -> Result<(), TestCaseError> {
@@ -262,22 +262,24 @@ fn f32_and_half_floats_round_trip_bit_exactly_through_json() {
         .collect();
     let t = Tensor::from_vec(halves.clone(), &[halves.len()]).unwrap();
     let back: Tensor<f16> = serde_json::from_str(&serde_json::to_string(&t).unwrap()).unwrap();
-    assert!(back
-        .to_vec()
-        .iter()
-        .zip(&halves)
-        .all(|(a, b)| a.to_bits() == b.to_bits()));
+    assert!(
+        back.to_vec()
+            .iter()
+            .zip(&halves)
+            .all(|(a, b)| a.to_bits() == b.to_bits())
+    );
     let brains: Vec<bf16> = (0..=u16::MAX)
         .map(bf16::from_bits)
         .filter(|x| x.is_finite())
         .collect();
     let t = Tensor::from_vec(brains.clone(), &[brains.len()]).unwrap();
     let back: Tensor<bf16> = serde_json::from_str(&serde_json::to_string(&t).unwrap()).unwrap();
-    assert!(back
-        .to_vec()
-        .iter()
-        .zip(&brains)
-        .all(|(a, b)| a.to_bits() == b.to_bits()));
+    assert!(
+        back.to_vec()
+            .iter()
+            .zip(&brains)
+            .all(|(a, b)| a.to_bits() == b.to_bits())
+    );
 }
 
 /// A writer that takes `limit` bytes, then fails.
