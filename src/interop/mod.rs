@@ -9,8 +9,9 @@
 //! | `serde` | `Serialize` / `Deserialize` for [`Tensor`] (shape and elements in logical order, validated) | - |
 //! | `dlpack` | [`Tensor::to_dlpack`] / [`Tensor::from_dlpack`]: DLPack 1.x managed tensors for NumPy, PyTorch, ... ([`dlpack`] module) | none (exports may copy on request) |
 //!
-//! Each has its module here (`ndarray`, `npy`, `safetensors`, `serde`, `dlpack`, present with their
-//! feature) whose docs say what is accepted and why; the functions are also re-exported here.
+//! Each has its module here (`ndarray`, `npy`, `safetensors`, `serde`, `dlpack`, present
+//! with their feature) whose docs say what is accepted and why; the file functions are also
+//! re-exported here.
 //!
 //! Files hold tensors of any element type, so loading gives a [`DynTensor`] (an enum with
 //! one variant per element type; [`DynTensor::into_tensor`] gives the typed tensor), and the
