@@ -129,8 +129,9 @@ impl<T: Element> Tensor<T> {
     /// keep using `t`, and the consumer gets read-only memory. No copy is made, so the copy
     /// audit records nothing.
     ///
-    /// Consumers that refuse negative strides (PyTorch before 2.1 copies or refuses them)
-    /// need `flip`ped views made contiguous first.
+    /// Consumers that refuse negative strides (PyTorch tensors cannot have them; depending on
+    /// its version `torch.from_dlpack` refuses or copies such a view) need `flip`ped views
+    /// made contiguous first.
     ///
     /// ```
     /// use stridex::Tensor;

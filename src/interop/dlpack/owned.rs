@@ -28,6 +28,18 @@ pub(crate) mod sealed {
 /// What the two managed DLPack structs ([`DLManagedTensorVersioned`] and the legacy
 /// [`DLManagedTensor`]) have in common: a tensor, a deleter, and (versioned only) a version
 /// and flags. Sealed: implemented for those two structs only.
+///
+/// ```
+/// use stridex::interop::dlpack::{DLManagedTensorVersioned, ManagedTensor};
+/// let raw = stridex::Tensor::from_vec(vec![1u8, 2], &[2])?.to_dlpack().into_raw().as_ptr();
+/// // SAFETY: an export's pointer, live until its deleter runs below.
+/// let managed: &DLManagedTensorVersioned = unsafe { &*raw };
+/// assert_eq!((managed.dl_tensor().ndim, managed.flags()), (1, 0));
+/// assert_eq!(DLManagedTensorVersioned::CAPSULE_NAME, c"dltensor_versioned");
+/// // SAFETY: owned (given up by `into_raw`), deleted once, not used afterwards.
+/// unsafe { ManagedTensor::delete(raw) };
+/// # Ok::<(), stridex::Error>(())
+/// ```
 pub trait ManagedTensor: sealed::Sealed + 'static {
     /// The capsule name of the Python protocol: `"dltensor_versioned"` or `"dltensor"`.
     const CAPSULE_NAME: &'static CStr;
