@@ -30,6 +30,9 @@ pub enum CopyReason {
     CopyOnWrite,
     /// Building a tensor from parts (`cat`, `stack`, `pad`), asked for.
     Assemble,
+    /// A DLPack export that copies (`Tensor::to_dlpack_copy`, Python's `copy=True`, or a
+    /// legacy export of memory that must stay read-only), asked for.
+    DLPackExport,
 }
 
 impl CopyReason {
@@ -63,6 +66,7 @@ impl CopyReason {
             CopyReason::ReshapeCopy => "reshape copy",
             CopyReason::CopyOnWrite => "copy-on-write",
             CopyReason::Assemble => "cat/stack/pad",
+            CopyReason::DLPackExport => "dlpack export",
         }
     }
 }

@@ -147,6 +147,8 @@
 //!   of threads.
 //! - `ndarray`, `npy`, `safetensors`, `serde`: interop with those crates and formats (see
 //!   the `interop` module, built when any of them is on).
+//! - `dlpack`: zero-copy exchange with NumPy, PyTorch and other DLPack 1.x libraries
+//!   (`interop::dlpack`; the Python extension in `python/` uses it).
 //! - `avx512` (needs Rust 1.89): AVX-512F matmul kernels, chosen at run time on CPUs that
 //!   have them and whose vector units are 512 bits wide. On AMD Zen 4, which splits each
 //!   512-bit multiply-add into two 256-bit halves, they measured no faster than the AVX2
@@ -191,7 +193,8 @@ pub mod error;
     feature = "ndarray",
     feature = "npy",
     feature = "safetensors",
-    feature = "serde"
+    feature = "serde",
+    feature = "dlpack"
 ))]
 pub mod interop;
 mod iter;

@@ -71,6 +71,8 @@ macro_rules! each_dtype {
         }
     };
 }
+// Used by the file formats; a build with only `dlpack` has none.
+#[allow(unused_imports)]
 pub(crate) use each_dtype;
 
 /// `value` as a `U`, if `T` and `U` are the same type (no copy: the value is moved).

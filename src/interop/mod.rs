@@ -7,9 +7,11 @@
 //! | `npy` | [`load_npy`] / [`save_npy`], [`read_npy`] / [`write_npy`] for any `Read` / `Write` | one read into the tensor's buffer; writes stream a contiguous or column-major tensor's memory as it is |
 //! | `safetensors` | [`load_safetensors`] (reads the file), [`map_safetensors`] (memory-maps it, `unsafe`), [`save_safetensors`], [`save_safetensors_with_metadata`] (with the file's `__metadata__` strings, read back by [`SafeTensorsFile::metadata`]) | none per tensor when its bytes are aligned to its element type |
 //! | `serde` | `Serialize` / `Deserialize` for [`Tensor`] (shape and elements in logical order, validated) | - |
+//! | `dlpack` | [`Tensor::to_dlpack`] / [`Tensor::from_dlpack`]: DLPack 1.x managed tensors for NumPy, PyTorch, ... ([`dlpack`] module) | none (exports may copy on request) |
 //!
-//! Each has its module here (`ndarray`, `npy`, `safetensors`, `serde`, present with their
-//! feature) whose docs say what is accepted and why; the functions are also re-exported here.
+//! Each has its module here (`ndarray`, `npy`, `safetensors`, `serde`, `dlpack`, present
+//! with their feature) whose docs say what is accepted and why; the file functions are also
+//! re-exported here.
 //!
 //! Files hold tensors of any element type, so loading gives a [`DynTensor`] (an enum with
 //! one variant per element type; [`DynTensor::into_tensor`] gives the typed tensor), and the
@@ -25,8 +27,13 @@
 //! [`Tensor::to_ndarray_view`]: crate::Tensor::to_ndarray_view
 //! [`Tensor::from_ndarray`]: crate::Tensor::from_ndarray
 //! [`Tensor::from_ndarray_owned`]: crate::Tensor::from_ndarray_owned
+//! [`Tensor::to_dlpack`]: crate::Tensor::to_dlpack
+//! [`Tensor::from_dlpack`]: crate::Tensor::from_dlpack
+//! [`dlpack`]: crate::interop::dlpack
 
-#[cfg(any(feature = "npy", feature = "safetensors"))]
+#[cfg(feature = "dlpack")]
+pub mod dlpack;
+#[cfg(any(feature = "npy", feature = "safetensors", feature = "dlpack"))]
 mod dynamic;
 #[cfg(feature = "ndarray")]
 pub mod ndarray;
@@ -39,7 +46,7 @@ pub mod safetensors;
 #[cfg(feature = "serde")]
 pub mod serde;
 
-#[cfg(any(feature = "npy", feature = "safetensors"))]
+#[cfg(any(feature = "npy", feature = "safetensors", feature = "dlpack"))]
 pub use dynamic::{AsDynTensor, DynTensor};
 #[cfg(feature = "npy")]
 pub use npy::{load_npy, read_npy, save_npy, write_npy};

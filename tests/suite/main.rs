@@ -10,6 +10,7 @@
 
 mod common;
 #[cfg(any(
+    feature = "dlpack",
     feature = "ndarray",
     feature = "npy",
     feature = "safetensors",
@@ -24,6 +25,7 @@ mod cow_props;
 mod errors;
 mod hardening;
 mod index_props;
+mod interop_dlpack;
 mod interop_ndarray;
 mod interop_npy;
 mod interop_safetensors;
