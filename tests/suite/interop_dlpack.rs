@@ -7,19 +7,18 @@
 use crate::interop_common;
 
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use half::{bf16, f16};
-use interop_common::{arb_recipe, bits, config, Recipe, Sample};
+use interop_common::{Recipe, Sample, arb_recipe, bits, config};
 use proptest::prelude::*;
 use stridex::audit::{self, CopyReason};
-use stridex::interop::dlpack::{
-    device_type, type_code, DLDataType, DLDevice, DLManagedTensor, DLManagedTensorVersioned,
-    DLPackTensor, DLTensor, ManagedTensor, DLPACK_FLAG_BITMASK_IS_COPIED,
-    DLPACK_FLAG_BITMASK_READ_ONLY,
-};
 use stridex::interop::DynTensor;
+use stridex::interop::dlpack::{
+    DLDataType, DLDevice, DLManagedTensor, DLManagedTensorVersioned, DLPACK_FLAG_BITMASK_IS_COPIED,
+    DLPACK_FLAG_BITMASK_READ_ONLY, DLPackTensor, DLTensor, ManagedTensor, device_type, type_code,
+};
 use stridex::{DType, Element, Error, MemoryFormat, Tensor};
 
 /// Export `t` shared (read-only) and alone (writable), import both back, and compare.

@@ -7,12 +7,12 @@
 //! consumer's C code.
 
 use std::ffi::c_void;
-use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::ptr::NonNull;
 use std::sync::Arc;
 
 use super::ffi::{
-    DLDataType, DLDevice, DLTensor, DLPACK_FLAG_BITMASK_IS_COPIED, DLPACK_FLAG_BITMASK_READ_ONLY,
+    DLDataType, DLDevice, DLPACK_FLAG_BITMASK_IS_COPIED, DLPACK_FLAG_BITMASK_READ_ONLY, DLTensor,
 };
 use super::owned::{DLPackTensor, LegacyDLPackTensor, ManagedTensor};
 use crate::audit::CopyReason;

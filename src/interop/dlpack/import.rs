@@ -13,13 +13,13 @@ use std::sync::Arc;
 use half::{bf16, f16};
 
 use super::ffi::{
-    device_type, DLManagedTensor, DLManagedTensorVersioned, DLTensor, DLPACK_VERSION,
+    DLManagedTensor, DLManagedTensorVersioned, DLPACK_VERSION, DLTensor, device_type,
 };
-use super::owned::{dims, DLPackTensor, ManagedTensor};
+use super::owned::{DLPackTensor, ManagedTensor, dims};
 use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::interop::DynTensor;
-use crate::layout::{checked_numel, Layout};
+use crate::layout::{Layout, checked_numel};
 use crate::storage::Storage;
 use crate::tensor::Tensor;
 

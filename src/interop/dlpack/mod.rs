@@ -67,8 +67,7 @@ mod owned;
 mod tests;
 
 pub use ffi::{
-    device_type, type_code, DLDataType, DLDevice, DLManagedTensor, DLManagedTensorVersioned,
-    DLPackVersion, DLTensor, DLPACK_FLAG_BITMASK_IS_COPIED, DLPACK_FLAG_BITMASK_READ_ONLY,
-    DLPACK_VERSION,
+    DLDataType, DLDevice, DLManagedTensor, DLManagedTensorVersioned, DLPACK_FLAG_BITMASK_IS_COPIED,
+    DLPACK_FLAG_BITMASK_READ_ONLY, DLPACK_VERSION, DLPackVersion, DLTensor, device_type, type_code,
 };
 pub use owned::{DLPackTensor, LegacyDLPackTensor, ManagedTensor};

@@ -5,8 +5,8 @@ use std::ffi::CStr;
 use std::ptr::NonNull;
 
 use super::ffi::{
-    DLManagedTensor, DLManagedTensorVersioned, DLPackVersion, DLTensor,
-    DLPACK_FLAG_BITMASK_IS_COPIED, DLPACK_FLAG_BITMASK_READ_ONLY,
+    DLManagedTensor, DLManagedTensorVersioned, DLPACK_FLAG_BITMASK_IS_COPIED,
+    DLPACK_FLAG_BITMASK_READ_ONLY, DLPackVersion, DLTensor,
 };
 
 pub(crate) mod sealed {

@@ -4,8 +4,8 @@
 //! built by hand.
 
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::*;
 use crate::audit;
@@ -219,12 +219,14 @@ fn malformed_tensors_are_errors_and_still_deleted() {
             .contains("kDLCUDA")
     );
     assert!(msg(refused(vec![2], None, |t| t.dtype.lanes = 2)).contains("2 lanes"));
-    assert!(msg(refused(vec![2], None, |t| t.dtype = DLDataType {
-        code: type_code::BOOL,
-        bits: 8,
-        lanes: 1
-    }))
-    .contains("bool8"));
+    assert!(
+        msg(refused(vec![2], None, |t| t.dtype = DLDataType {
+            code: type_code::BOOL,
+            bits: 8,
+            lanes: 1
+        }))
+        .contains("bool8")
+    );
     assert!(msg(refused(vec![2], None, |t| t.ndim = -1)).contains("ndim is -1"));
     assert!(
         msg(refused(vec![2], None, |t| t.shape = std::ptr::null_mut())).contains("shape is null")
