@@ -211,10 +211,10 @@ pub use element::{DType, Element};
 pub use error::{Error, Result};
 /// The `half` crate, whose `f16` and `bf16` are element types of the public API.
 pub use half;
-pub use layout::{Layout, MemoryFormat, broadcast_shapes};
+pub use layout::{Dim, Layout, MemoryFormat, ShapeArg, broadcast_shapes};
 pub use scalar::Numeric;
 pub use storage::Storage;
-pub use tensor::{Iter, Norm, NormOrder, Tensor};
+pub use tensor::{AsTensor, Iter, Norm, NormOrder, Tensor};
 pub use tensor_mut::TensorMut;
 pub use tensor_view::TensorView;
 

@@ -149,7 +149,8 @@ macro_rules! layout_accessors {
 macro_rules! view_ops {
     (recv: [$($recv:tt)*] $s:ident, out: $Out:ty, make: $make:literal, mut: $mut:literal) => {
         /// The same elements under a new shape, without copying
-        /// ([`Layout::view`](crate::Layout::view)).
+        /// ([`Layout::view`](crate::Layout::view)); one length may be `-1`, inferred from the
+        /// element count ([`ShapeArg`](crate::ShapeArg)).
         ///
         /// # Errors
         /// [`Error::NumelMismatch`](crate::Error::NumelMismatch), or
@@ -159,15 +160,22 @@ macro_rules! view_ops {
         /// ```
         #[doc = concat!("let ", $mut, "a = stridex::Tensor::<f32>::zeros(&[4, 6])?;")]
         #[doc = concat!("assert_eq!(", $make, ".view(&[2, 12])?.strides(), &[12, 1]);")]
+        #[doc = concat!("assert_eq!(", $make, ".view(&[-1, 8])?.shape(), &[3, 8]);")]
         #[doc = concat!("assert!(", $make, ".t()?.view(&[24]).is_err());")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
-        pub fn view($($recv)*, shape: &[usize]) -> $crate::error::Result<$Out> {
-            let l = $s.layout.view(shape)?;
+        pub fn view(
+            $($recv)*,
+            shape: &(impl $crate::layout::ShapeArg + ?Sized),
+        ) -> $crate::error::Result<$Out> {
+            let shape = shape.resolve("view", $s.layout.numel())?;
+            let l = $s.layout.view(&shape)?;
             Ok($s.view_rewrap(l))
         }
 
         /// Swaps two dims ([`Layout::transpose`](crate::Layout::transpose)).
+        ///
+        /// Dims may count from the end (`-1` is the last; [`Dim`](crate::Dim)).
         ///
         /// # Errors
         /// [`Error::DimOutOfRange`](crate::Error::DimOutOfRange) naming `transpose`.
@@ -175,10 +183,17 @@ macro_rules! view_ops {
         /// ```
         #[doc = concat!("let ", $mut, "a = stridex::Tensor::<f32>::zeros(&[2, 3, 4])?;")]
         #[doc = concat!("assert_eq!(", $make, ".transpose(0, 2)?.shape(), &[4, 3, 2]);")]
+        #[doc = concat!("assert_eq!(", $make, ".transpose(-2, -1)?.shape(), &[2, 4, 3]);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
         #[inline]
-        pub fn transpose($($recv)*, d0: usize, d1: usize) -> $crate::error::Result<$Out> {
+        pub fn transpose(
+            $($recv)*,
+            d0: impl $crate::layout::Dim,
+            d1: impl $crate::layout::Dim,
+        ) -> $crate::error::Result<$Out> {
+            let n = $s.layout.ndim();
+            let (d0, d1) = (d0.index("transpose", n)?, d1.index("transpose", n)?);
             $s.view_edit(|l| l.transpose_in_place(d0, d1))
         }
 
@@ -216,6 +231,8 @@ macro_rules! view_ops {
         /// Keeps elements `start..start + len` of `dim`
         /// ([`Layout::narrow`](crate::Layout::narrow)).
         ///
+        /// Dims may count from the end (`-1` is the last; [`Dim`](crate::Dim)).
+        ///
         /// # Errors
         /// [`Error::DimOutOfRange`](crate::Error::DimOutOfRange),
         /// [`Error::RangeOutOfBounds`](crate::Error::RangeOutOfBounds).
@@ -223,10 +240,17 @@ macro_rules! view_ops {
         /// ```
         #[doc = concat!("let ", $mut, "a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;")]
         #[doc = concat!("assert_eq!(", $make, ".narrow(1, 1, 2)?.to_vec(), vec![1, 2, 4, 5]);")]
+        #[doc = concat!("assert_eq!(", $make, ".narrow(-1, 1, 2)?.to_vec(), vec![1, 2, 4, 5]);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
         #[inline]
-        pub fn narrow($($recv)*, dim: usize, start: usize, len: usize) -> $crate::error::Result<$Out> {
+        pub fn narrow(
+            $($recv)*,
+            dim: impl $crate::layout::Dim,
+            start: usize,
+            len: usize,
+        ) -> $crate::error::Result<$Out> {
+            let dim = dim.index("narrow", $s.layout.ndim())?;
             $s.view_edit(|l| l.narrow_in_place(dim, start, len))
         }
 
@@ -246,16 +270,19 @@ macro_rules! view_ops {
         /// ```
         pub fn slice(
             $($recv)*,
-            dim: usize,
+            dim: impl $crate::layout::Dim,
             start: isize,
             end: isize,
             step: isize,
         ) -> $crate::error::Result<$Out> {
+            let dim = dim.index("slice", $s.layout.ndim())?;
             let l = $s.layout.slice(dim, start, end, step)?;
             Ok($s.view_rewrap(l))
         }
 
         /// Index `index` of `dim`, dropping the dim ([`Layout::select`](crate::Layout::select)).
+        ///
+        /// Dims may count from the end (`-1` is the last; [`Dim`](crate::Dim)).
         ///
         /// # Errors
         /// [`Error::DimOutOfRange`](crate::Error::DimOutOfRange),
@@ -266,12 +293,19 @@ macro_rules! view_ops {
         #[doc = concat!("assert_eq!(", $make, ".select(1, 2)?.to_vec(), vec![2, 5]);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
-        pub fn select($($recv)*, dim: usize, index: usize) -> $crate::error::Result<$Out> {
+        pub fn select(
+            $($recv)*,
+            dim: impl $crate::layout::Dim,
+            index: usize,
+        ) -> $crate::error::Result<$Out> {
+            let dim = dim.index("select", $s.layout.ndim())?;
             let l = $s.layout.select(dim, index)?;
             Ok($s.view_rewrap(l))
         }
 
         /// Removes a size-1 dim ([`Layout::squeeze`](crate::Layout::squeeze)).
+        ///
+        /// Dims may count from the end (`-1` is the last; [`Dim`](crate::Dim)).
         ///
         /// # Errors
         /// [`Error::DimOutOfRange`](crate::Error::DimOutOfRange),
@@ -282,12 +316,14 @@ macro_rules! view_ops {
         #[doc = concat!("assert_eq!(", $make, ".squeeze(1)?.shape(), &[2, 3]);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
-        pub fn squeeze($($recv)*, dim: usize) -> $crate::error::Result<$Out> {
+        pub fn squeeze($($recv)*, dim: impl $crate::layout::Dim) -> $crate::error::Result<$Out> {
+            let dim = dim.index("squeeze", $s.layout.ndim())?;
             let l = $s.layout.squeeze(dim)?;
             Ok($s.view_rewrap(l))
         }
 
-        /// Inserts a size-1 dim at `dim` ([`Layout::unsqueeze`](crate::Layout::unsqueeze)).
+        /// Inserts a size-1 dim at `dim` ([`Layout::unsqueeze`](crate::Layout::unsqueeze)); a
+        /// negative `dim` counts from the end of the result (`-1` appends a last dim).
         ///
         /// # Errors
         /// [`Error::DimOutOfRange`](crate::Error::DimOutOfRange) unless `dim <= ndim`.
@@ -295,15 +331,20 @@ macro_rules! view_ops {
         /// ```
         #[doc = concat!("let ", $mut, "a = stridex::Tensor::<f32>::zeros(&[2, 3])?;")]
         #[doc = concat!("assert_eq!(", $make, ".unsqueeze(2)?.shape(), &[2, 3, 1]);")]
+        #[doc = concat!("assert_eq!(", $make, ".unsqueeze(-1)?.shape(), &[2, 3, 1]);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
-        pub fn unsqueeze($($recv)*, dim: usize) -> $crate::error::Result<$Out> {
+        pub fn unsqueeze($($recv)*, dim: impl $crate::layout::Dim) -> $crate::error::Result<$Out> {
+            // The result has one dim more: -1 puts the new dim last (PyTorch).
+            let dim = dim.index("unsqueeze", $s.layout.ndim() + 1)?;
             let l = $s.layout.unsqueeze(dim)?;
             Ok($s.view_rewrap(l))
         }
 
         /// Reverses `dim` with a negative stride, without copying
         /// ([`Layout::flip`](crate::Layout::flip)).
+        ///
+        /// Dims may count from the end (`-1` is the last; [`Dim`](crate::Dim)).
         ///
         /// # Errors
         /// [`Error::DimOutOfRange`](crate::Error::DimOutOfRange).
@@ -313,7 +354,8 @@ macro_rules! view_ops {
         #[doc = concat!("assert_eq!(", $make, ".flip(0)?.to_vec(), vec![3, 2, 1]);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
-        pub fn flip($($recv)*, dim: usize) -> $crate::error::Result<$Out> {
+        pub fn flip($($recv)*, dim: impl $crate::layout::Dim) -> $crate::error::Result<$Out> {
+            let dim = dim.index("flip", $s.layout.ndim())?;
             let l = $s.layout.flip(dim)?;
             Ok($s.view_rewrap(l))
         }
@@ -347,9 +389,11 @@ macro_rules! view_ops {
         pub fn diagonal_with(
             $($recv)*,
             k: isize,
-            dim1: usize,
-            dim2: usize,
+            dim1: impl $crate::layout::Dim,
+            dim2: impl $crate::layout::Dim,
         ) -> $crate::error::Result<$Out> {
+            let n = $s.layout.ndim();
+            let (dim1, dim2) = (dim1.index("diagonal_with", n)?, dim2.index("diagonal_with", n)?);
             let l = $s.layout.diagonal_with(k, dim1, dim2)?;
             Ok($s.view_rewrap(l))
         }
@@ -391,7 +435,13 @@ macro_rules! shared_view_ops {
         #[doc = concat!("assert_eq!(", $make, ".unfold(0, 3, 2)?.to_vec(), vec![0, 1, 2, 2, 3, 4]);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
-        pub fn unfold($($recv)*, dim: usize, size: usize, step: usize) -> $crate::error::Result<$Out> {
+        pub fn unfold(
+            $($recv)*,
+            dim: impl $crate::layout::Dim,
+            size: usize,
+            step: usize,
+        ) -> $crate::error::Result<$Out> {
+            let dim = dim.index("unfold", $s.layout.ndim())?;
             let l = $s.layout.unfold(dim, size, step)?;
             Ok($s.view_rewrap(l))
         }

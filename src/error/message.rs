@@ -25,6 +25,12 @@ impl<T: fmt::Display> fmt::Display for Dims<'_, T> {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Error::NegativeDimOutOfRange { op, dim, ndim } => write!(
+                f,
+                "{op}: dim {dim} counts back from the end of a {ndim}-dim layout to {}, before \
+                 the first dim; negative dims go from -1 (the last) to -{ndim} (the first)",
+                *dim as i128 + *ndim as i128
+            ),
             Error::DimOutOfRange { op, dim, ndim } => write!(
                 f,
                 "{op}: dim {dim} is out of range for a {ndim}-dim layout (valid dims are 0..{ndim})"

@@ -388,6 +388,16 @@ pub enum Error {
         /// The element type the tensor holds.
         got: crate::DType,
     },
+    /// A negative dim (counted from the end, PyTorch's rule) that counts back past the first
+    /// dim.
+    NegativeDimOutOfRange {
+        /// The operation, e.g. `"sum_dim"`.
+        op: &'static str,
+        /// The dim given.
+        dim: i64,
+        /// The number of dims it counts back from.
+        ndim: usize,
+    },
     /// A write to a tensor made by a view op while its storage is still shared with the tensor
     /// it was viewed from (or other views): a copy-on-write would leave that tensor unchanged,
     /// which is almost never what a write to a view means, so it is refused.
@@ -435,6 +445,7 @@ impl Error {
             | Error::EmptyReduction { op, .. }
             | Error::Io { op, .. }
             | Error::DTypeMismatch { op, .. }
+            | Error::NegativeDimOutOfRange { op, .. }
             | Error::WriteToSharedView { op, .. } => *op = name,
             _ => {}
         }

@@ -4,6 +4,85 @@
 use super::{Layout, checked_numel};
 use crate::error::{Error, Result};
 
+/// A shape as users write it for `view` and `reshape`: lengths as `usize` (`&[2, 12]`,
+/// `t.shape()`, a `Vec<usize>`), or signed lengths with at most one `-1` inferred from the
+/// element count (`&[-1, 4]`, PyTorch's `view(-1, 4)`). Signed shapes go through
+/// [`infer_shape`]; unsigned ones are used as they are. An empty shape (a 0-dim result) has
+/// no literal to infer its type from: write it `&[0usize; 0]`. An untyped literal length is an
+/// `i32`, so a length past 2^31 needs its type (`&[1usize << 40]`; a compile-time error
+/// otherwise, never a wrap).
+///
+/// ```
+/// use stridex::{ShapeArg, Tensor};
+/// assert_eq!([-1, 4].resolve("view", 12)?.as_ref(), &[3, 4]);
+/// assert_eq!([3usize, 4].resolve("view", 12)?.as_ref(), &[3, 4]);
+/// let a = Tensor::arange(0i32, 12, 1)?;
+/// assert_eq!(a.view(&[-1, 4])?.shape(), &[3, 4]);
+/// assert_eq!(a.view(&[2, 6])?.shape(), &[2, 6]); // plain lengths still work
+/// assert_eq!(a.narrow(0, 0, 1)?.view(&[0usize; 0])?.ndim(), 0);
+/// # Ok::<(), stridex::Error>(())
+/// ```
+pub trait ShapeArg {
+    /// The shape for an op (`op`, named in errors) on `numel` elements.
+    ///
+    /// # Errors
+    /// As [`infer_shape`] for signed shapes; none for unsigned ones (the op checks the
+    /// element count).
+    fn resolve(&self, op: &'static str, numel: usize) -> Result<std::borrow::Cow<'_, [usize]>>;
+}
+
+impl ShapeArg for [usize] {
+    #[inline(always)]
+    fn resolve(&self, _op: &'static str, _numel: usize) -> Result<std::borrow::Cow<'_, [usize]>> {
+        Ok(std::borrow::Cow::Borrowed(self))
+    }
+}
+
+macro_rules! signed_shape {
+    ($($t:ty),*) => {$(
+        impl ShapeArg for [$t] {
+            fn resolve(
+                &self,
+                op: &'static str,
+                numel: usize,
+            ) -> Result<std::borrow::Cow<'_, [usize]>> {
+                // A length past `isize` is negative here and reported as such.
+                let spec: Vec<isize> = self.iter().map(|&n| n as isize).collect();
+                infer_shape(op, &spec, numel).map(std::borrow::Cow::Owned)
+            }
+        }
+    )*};
+}
+
+signed_shape!(isize, i32, i64);
+
+impl<S: ShapeArg + ?Sized> ShapeArg for &S {
+    #[inline(always)]
+    fn resolve(&self, op: &'static str, numel: usize) -> Result<std::borrow::Cow<'_, [usize]>> {
+        (**self).resolve(op, numel)
+    }
+}
+
+impl<T, const N: usize> ShapeArg for [T; N]
+where
+    [T]: ShapeArg,
+{
+    #[inline(always)]
+    fn resolve(&self, op: &'static str, numel: usize) -> Result<std::borrow::Cow<'_, [usize]>> {
+        self.as_slice().resolve(op, numel)
+    }
+}
+
+impl<T> ShapeArg for Vec<T>
+where
+    [T]: ShapeArg,
+{
+    #[inline(always)]
+    fn resolve(&self, op: &'static str, numel: usize) -> Result<std::borrow::Cow<'_, [usize]>> {
+        self.as_slice().resolve(op, numel)
+    }
+}
+
 /// `spec` as a shape holding `numel` elements: every entry is a length, except at most one
 /// `-1`, which becomes whatever length makes the element count `numel`.
 ///

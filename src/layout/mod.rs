@@ -43,6 +43,7 @@
 
 mod broadcast;
 mod coalesce;
+mod dim;
 mod dims;
 mod explain;
 mod format;
@@ -55,8 +56,9 @@ mod view_ops;
 
 pub use broadcast::broadcast_shapes;
 pub use coalesce::coalesce_joint;
+pub use dim::Dim;
 pub use format::MemoryFormat;
-pub use infer::infer_shape;
+pub use infer::{ShapeArg, infer_shape};
 
 use crate::error::{Error, Result};
 pub(crate) use dims::Dims;

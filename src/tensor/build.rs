@@ -8,7 +8,36 @@ use crate::audit::{self, CopyReason};
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::kernels::assemble;
-use crate::layout::{Layout, MemoryFormat};
+use crate::layout::{Dim, Layout, MemoryFormat};
+
+/// A tensor or a reference to one, as [`Tensor::cat`] and [`Tensor::stack`] take their
+/// parts: a slice of tensors (`&[a, b]`, `&vec`, results of earlier ops with no binding) or of
+/// references (`&[&a, &b]`).
+///
+/// ```
+/// use stridex::{AsTensor, Tensor};
+/// let a = Tensor::from_vec(vec![1, 2], &[2])?;
+/// assert_eq!(a.as_tensor().shape(), (&&a).as_tensor().shape());
+/// let joined = Tensor::cat(&[a.clone(), a.flip(0)?], 0)?; // owned parts
+/// assert_eq!(joined.to_vec(), vec![1, 2, 2, 1]);
+/// # Ok::<(), stridex::Error>(())
+/// ```
+pub trait AsTensor<T: Element> {
+    /// The tensor.
+    fn as_tensor(&self) -> &Tensor<T>;
+}
+
+impl<T: Element> AsTensor<T> for Tensor<T> {
+    fn as_tensor(&self) -> &Tensor<T> {
+        self
+    }
+}
+
+impl<T: Element, A: AsTensor<T> + ?Sized> AsTensor<T> for &A {
+    fn as_tensor(&self) -> &Tensor<T> {
+        (**self).as_tensor()
+    }
+}
 
 impl<T: Element> Tensor<T> {
     /// The tensors joined along `dim`: all must have the same number of dims and the same
@@ -34,8 +63,10 @@ impl<T: Element> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[track_caller]
-    pub fn cat(tensors: &[&Tensor<T>], dim: usize) -> Result<Tensor<T>> {
+    pub fn cat<P: AsTensor<T>>(tensors: &[P], dim: impl Dim) -> Result<Tensor<T>> {
+        let tensors: Vec<&Tensor<T>> = tensors.iter().map(AsTensor::as_tensor).collect();
         let first = tensors.first().ok_or(Error::NoInputs { op: "cat" })?;
+        let dim = dim.index("cat", first.ndim())?;
         first.layout.check_dim("cat", dim)?;
         let mut total = 0usize;
         for (index, t) in tensors.iter().enumerate() {
@@ -60,7 +91,7 @@ impl<T: Element> Tensor<T> {
         }
         let mut shape = first.shape().to_vec();
         shape[dim] = total;
-        Self::cat_checked(tensors, dim, &shape).map_err(|e| e.named("cat"))
+        Self::cat_checked(&tensors, dim, &shape).map_err(|e| e.named("cat"))
     }
 
     /// `cat` once the parts are known to fit together into `shape`.
@@ -96,8 +127,11 @@ impl<T: Element> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[track_caller]
-    pub fn stack(tensors: &[&Tensor<T>], dim: usize) -> Result<Tensor<T>> {
+    pub fn stack<P: AsTensor<T>>(tensors: &[P], dim: impl Dim) -> Result<Tensor<T>> {
+        let tensors: Vec<&Tensor<T>> = tensors.iter().map(AsTensor::as_tensor).collect();
         let first = tensors.first().ok_or(Error::NoInputs { op: "stack" })?;
+        // The result has one dim more: -1 stacks along a new last dim (PyTorch).
+        let dim = dim.index("stack", first.ndim() + 1)?;
         if dim > first.ndim() {
             return Err(Error::DimOutOfRange {
                 op: "stack",
@@ -182,7 +216,8 @@ impl<T: Element> Tensor<T> {
     /// assert!(parts[0].shares_storage(&x));
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn split(&self, size: usize, dim: usize) -> Result<Vec<Tensor<T>>> {
+    pub fn split(&self, size: usize, dim: impl crate::layout::Dim) -> Result<Vec<Tensor<T>>> {
+        let dim = dim.index("split", self.ndim().max(1))?;
         Ok(self.views(self.layout.split(size, dim)?))
     }
 
@@ -197,7 +232,8 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!((cols[0].shape(), cols[1].shape()), (&[2, 2][..], &[2, 1][..]));
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn chunk(&self, n: usize, dim: usize) -> Result<Vec<Tensor<T>>> {
+    pub fn chunk(&self, n: usize, dim: impl crate::layout::Dim) -> Result<Vec<Tensor<T>>> {
+        let dim = dim.index("chunk", self.ndim().max(1))?;
         Ok(self.views(self.layout.chunk(n, dim)?))
     }
 
@@ -212,7 +248,8 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(rows[1].to_vec(), vec![3, 4, 5]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn unbind(&self, dim: usize) -> Result<Vec<Tensor<T>>> {
+    pub fn unbind(&self, dim: impl crate::layout::Dim) -> Result<Vec<Tensor<T>>> {
+        let dim = dim.index("unbind", self.ndim().max(1))?;
         Ok(self.views(self.layout.unbind(dim)?))
     }
 

@@ -107,7 +107,12 @@ impl<T: Element> Tensor<T> {
     /// assert!(a.index_select(0, &Tensor::from_vec(vec![4i64], &[1])?).is_err());
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn index_select(&self, dim: usize, indices: &Tensor<i64>) -> Result<Tensor<T>> {
+    pub fn index_select(
+        &self,
+        dim: impl crate::layout::Dim,
+        indices: &Tensor<i64>,
+    ) -> Result<Tensor<T>> {
+        let dim = dim.index("index_select", self.ndim().max(1))?;
         const OP: &str = "index_select";
         self.layout.check_dim(OP, dim)?;
         if indices.ndim() > 1 {
@@ -162,7 +167,8 @@ impl<T: Element> Tensor<T> {
     /// assert!(a.gather(1, &Tensor::from_vec(vec![0i64], &[1])?).is_err()); // rank 1 != 2
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn gather(&self, dim: usize, index: &Tensor<i64>) -> Result<Tensor<T>> {
+    pub fn gather(&self, dim: impl crate::layout::Dim, index: &Tensor<i64>) -> Result<Tensor<T>> {
+        let dim = dim.index("gather", self.ndim().max(1))?;
         const OP: &str = "gather";
         self.layout.check_dim(OP, dim)?;
         check_rank(OP, "index dims", self.ndim(), index.ndim())?;
@@ -199,7 +205,13 @@ impl<T: Element> Tensor<T> {
     /// assert!(a.scatter(1, &Tensor::from_vec(vec![-1i64], &[1, 1])?, &src).is_err());
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn scatter(&self, dim: usize, index: &Tensor<i64>, src: &Tensor<T>) -> Result<Tensor<T>> {
+    pub fn scatter(
+        &self,
+        dim: impl crate::layout::Dim,
+        index: &Tensor<i64>,
+        src: &Tensor<T>,
+    ) -> Result<Tensor<T>> {
+        let dim = dim.index("scatter", self.ndim().max(1))?;
         self.scatter_with("scatter", dim, index, src, |_, new| new)
     }
 
@@ -358,10 +370,11 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     pub fn scatter_add(
         &self,
-        dim: usize,
+        dim: impl crate::layout::Dim,
         index: &Tensor<i64>,
         src: &Tensor<T>,
     ) -> Result<Tensor<T>> {
+        let dim = dim.index("scatter_add", self.ndim().max(1))?;
         self.scatter_with("scatter_add", dim, index, src, T::elem_add)
     }
 }

@@ -23,6 +23,7 @@ mod format;
 mod index;
 mod math;
 mod matmul;
+mod names;
 mod ops;
 mod reduce;
 mod scan;
@@ -32,6 +33,7 @@ mod traits;
 mod views;
 
 pub use access::Iter;
+pub use build::AsTensor;
 pub use stats::{Norm, NormOrder};
 
 use std::sync::Arc;

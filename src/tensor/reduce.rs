@@ -85,7 +85,8 @@ impl<T: Numeric> Tensor<T> {
     /// assert_eq!(a.t()?.sum_dim(0, false)?.to_vec(), vec![6, 15]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn sum_dim(&self, dim: usize, keepdim: bool) -> Result<Tensor<T>> {
+    pub fn sum_dim(&self, dim: impl crate::layout::Dim, keepdim: bool) -> Result<Tensor<T>> {
+        let dim = dim.index("sum_dim", self.ndim().max(1))?;
         self.reduce_with("sum", &[dim], keepdim, &Sum, false)
     }
 
@@ -140,7 +141,8 @@ impl<T: Numeric> Tensor<T> {
     /// assert_eq!(a.prod_dim(1, false)?.to_vec(), vec![2.0, 12.0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn prod_dim(&self, dim: usize, keepdim: bool) -> Result<Tensor<T>> {
+    pub fn prod_dim(&self, dim: impl crate::layout::Dim, keepdim: bool) -> Result<Tensor<T>> {
+        let dim = dim.index("prod_dim", self.ndim().max(1))?;
         self.reduce_with("prod", &[dim], keepdim, &Prod, false)
     }
 
@@ -190,7 +192,8 @@ impl<T: Numeric> Tensor<T> {
     /// assert!(stridex::Tensor::<f32>::zeros(&[2, 0])?.max_dim(1, false).is_err());
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn max_dim(&self, dim: usize, keepdim: bool) -> Result<Tensor<T>> {
+    pub fn max_dim(&self, dim: impl crate::layout::Dim, keepdim: bool) -> Result<Tensor<T>> {
+        let dim = dim.index("max_dim", self.ndim().max(1))?;
         self.reduce_with("max", &[dim], keepdim, &Extreme::<true>, true)
     }
 
@@ -235,7 +238,8 @@ impl<T: Numeric> Tensor<T> {
     /// assert_eq!(a.min_dim(1, true)?.to_vec(), vec![-1, 1]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn min_dim(&self, dim: usize, keepdim: bool) -> Result<Tensor<T>> {
+    pub fn min_dim(&self, dim: impl crate::layout::Dim, keepdim: bool) -> Result<Tensor<T>> {
+        let dim = dim.index("min_dim", self.ndim().max(1))?;
         self.reduce_with("min", &[dim], keepdim, &Extreme::<false>, true)
     }
 
@@ -282,7 +286,8 @@ impl<T: Numeric> Tensor<T> {
     /// assert_eq!(a.argmax_dim(0, false)?.to_vec(), vec![1, 0, 0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn argmax_dim(&self, dim: usize, keepdim: bool) -> Result<Tensor<i64>> {
+    pub fn argmax_dim(&self, dim: impl crate::layout::Dim, keepdim: bool) -> Result<Tensor<i64>> {
+        let dim = dim.index("argmax_dim", self.ndim().max(1))?;
         self.reduce_with("argmax", &[dim], keepdim, &ArgExtreme::<true>, true)
     }
 
@@ -327,7 +332,8 @@ impl<T: Numeric> Tensor<T> {
     /// assert_eq!(a.argmin_dim(1, false)?.to_vec(), vec![1, 0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn argmin_dim(&self, dim: usize, keepdim: bool) -> Result<Tensor<i64>> {
+    pub fn argmin_dim(&self, dim: impl crate::layout::Dim, keepdim: bool) -> Result<Tensor<i64>> {
+        let dim = dim.index("argmin_dim", self.ndim().max(1))?;
         self.reduce_with("argmin", &[dim], keepdim, &ArgExtreme::<false>, true)
     }
 
@@ -373,7 +379,8 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert_eq!(a.mean_dim(0, false)?.to_vec(), vec![2.0, 3.5]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn mean_dim(&self, dim: usize, keepdim: bool) -> Result<Tensor<T>> {
+    pub fn mean_dim(&self, dim: impl crate::layout::Dim, keepdim: bool) -> Result<Tensor<T>> {
+        let dim = dim.index("mean_dim", self.ndim().max(1))?;
         self.reduce_with("mean", &[dim], keepdim, &Mean, false)
     }
 

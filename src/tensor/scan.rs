@@ -36,7 +36,8 @@ impl<T: Numeric> Tensor<T> {
     /// assert!(a.cumsum(2).is_err());
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn cumsum(&self, dim: usize) -> Result<Tensor<T>> {
+    pub fn cumsum(&self, dim: impl crate::layout::Dim) -> Result<Tensor<T>> {
+        let dim = dim.index("cumsum", self.ndim().max(1))?;
         self.scan_with("cumsum", dim, &T::acc_add)
     }
 
@@ -55,7 +56,8 @@ impl<T: Numeric> Tensor<T> {
     /// assert_eq!(bytes.cumprod(0)?.to_vec(), vec![16, 0, 0]); // wraps
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn cumprod(&self, dim: usize) -> Result<Tensor<T>> {
+    pub fn cumprod(&self, dim: impl crate::layout::Dim) -> Result<Tensor<T>> {
+        let dim = dim.index("cumprod", self.ndim().max(1))?;
         self.scan_with("cumprod", dim, &T::acc_mul)
     }
 

@@ -5,7 +5,7 @@
 use super::Tensor;
 use crate::element::Element;
 use crate::error::Result;
-use crate::layout::infer_shape;
+use crate::layout::{Dim, infer_shape};
 
 impl<T: Element> Tensor<T> {
     /// [`Tensor::view`] with at most one length given as `-1` and inferred from the element
@@ -57,9 +57,12 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(f.shape(), &[2, 12]);
     /// assert!(f.shares_storage(&a)); // a view
     /// assert_eq!(a.flatten(0, 2)?.shape(), &[24]);
+    /// assert_eq!(a.flatten(-2, -1)?.shape(), &[2, 12]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn flatten(&self, start: usize, end: usize) -> Result<Tensor<T>> {
+    pub fn flatten(&self, start: impl Dim, end: impl Dim) -> Result<Tensor<T>> {
+        let n = self.ndim().max(1);
+        let (start, end) = (start.index("flatten", n)?, end.index("flatten", n)?);
         self.reshape(&self.layout.flattened_shape(start, end)?)
     }
 }

@@ -171,7 +171,8 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(a.any_dim(0, true)?.to_vec(), vec![0, 1]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn any_dim(&self, dim: usize, keepdim: bool) -> Result<Tensor<u8>> {
+    pub fn any_dim(&self, dim: impl crate::layout::Dim, keepdim: bool) -> Result<Tensor<u8>> {
+        let dim = dim.index("any_dim", self.ndim().max(1))?;
         self.stat_dim("any", dim, keepdim, &NonzeroTest::<true>, false)
     }
 
@@ -188,7 +189,8 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(Tensor::<u8>::zeros(&[3, 0])?.all_dim(1, false)?.to_vec(), vec![1, 1, 1]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn all_dim(&self, dim: usize, keepdim: bool) -> Result<Tensor<u8>> {
+    pub fn all_dim(&self, dim: impl crate::layout::Dim, keepdim: bool) -> Result<Tensor<u8>> {
+        let dim = dim.index("all_dim", self.ndim().max(1))?;
         self.stat_dim("all", dim, keepdim, &NonzeroTest::<false>, false)
     }
 
@@ -268,7 +270,12 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(a.t()?.count_nonzero_dim(1, true)?.shape(), &[3, 1]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn count_nonzero_dim(&self, dim: usize, keepdim: bool) -> Result<Tensor<i64>> {
+    pub fn count_nonzero_dim(
+        &self,
+        dim: impl crate::layout::Dim,
+        keepdim: bool,
+    ) -> Result<Tensor<i64>> {
+        let dim = dim.index("count_nonzero_dim", self.ndim().max(1))?;
         self.stat_dim("count_nonzero", dim, keepdim, &CountNonzero, false)
     }
 
@@ -319,9 +326,10 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     pub fn max_dim_with_indices(
         &self,
-        dim: usize,
+        dim: impl crate::layout::Dim,
         keepdim: bool,
     ) -> Result<(Tensor<T>, Tensor<i64>)> {
+        let dim = dim.index("max_dim_with_indices", self.ndim().max(1))?;
         self.extreme_with_indices("max_dim_with_indices", dim, keepdim, &ArgExtreme::<true>)
     }
 
@@ -340,9 +348,10 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     pub fn min_dim_with_indices(
         &self,
-        dim: usize,
+        dim: impl crate::layout::Dim,
         keepdim: bool,
     ) -> Result<(Tensor<T>, Tensor<i64>)> {
+        let dim = dim.index("min_dim_with_indices", self.ndim().max(1))?;
         self.extreme_with_indices("min_dim_with_indices", dim, keepdim, &ArgExtreme::<false>)
     }
 
@@ -408,7 +417,8 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert!(logits.softmax(2).is_err());
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn softmax(&self, dim: usize) -> Result<Tensor<T>> {
+    pub fn softmax(&self, dim: impl crate::layout::Dim) -> Result<Tensor<T>> {
+        let dim = dim.index("softmax", self.ndim().max(1))?;
         self.softmax_with("softmax", dim, false)
     }
 
@@ -426,7 +436,8 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert!((lp[2] + 1000.0 + std::f64::consts::LN_2).abs() < 1e-9);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn log_softmax(&self, dim: usize) -> Result<Tensor<T>> {
+    pub fn log_softmax(&self, dim: impl crate::layout::Dim) -> Result<Tensor<T>> {
+        let dim = dim.index("log_softmax", self.ndim().max(1))?;
         self.softmax_with("log_softmax", dim, true)
     }
 
@@ -455,7 +466,8 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert_eq!(a.logsumexp_dim(0, true)?.shape(), &[1, 2]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn logsumexp_dim(&self, dim: usize, keepdim: bool) -> Result<Tensor<T>> {
+    pub fn logsumexp_dim(&self, dim: impl crate::layout::Dim, keepdim: bool) -> Result<Tensor<T>> {
+        let dim = dim.index("logsumexp_dim", self.ndim().max(1))?;
         match T::DTYPE {
             DType::F64 => self.stat_dim(
                 "logsumexp",
@@ -495,7 +507,13 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert!(a.narrow(1, 0, 1)?.var_dim(1, false, 1)?.to_vec()[0].is_nan());
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn var_dim(&self, dim: usize, keepdim: bool, correction: usize) -> Result<Tensor<T>> {
+    pub fn var_dim(
+        &self,
+        dim: impl crate::layout::Dim,
+        keepdim: bool,
+        correction: usize,
+    ) -> Result<Tensor<T>> {
+        let dim = dim.index("var_dim", self.ndim().max(1))?;
         let spec = VarSpec {
             correction,
             sqrt: false,
@@ -515,7 +533,13 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert_eq!(a.std_dim(0, false, 0)?.to_vec(), vec![2.0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn std_dim(&self, dim: usize, keepdim: bool, correction: usize) -> Result<Tensor<T>> {
+    pub fn std_dim(
+        &self,
+        dim: impl crate::layout::Dim,
+        keepdim: bool,
+        correction: usize,
+    ) -> Result<Tensor<T>> {
+        let dim = dim.index("std_dim", self.ndim().max(1))?;
         let spec = VarSpec {
             correction,
             sqrt: true,
@@ -563,7 +587,13 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert!(a.norm_dim(1, false, 0.5).is_err());
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn norm_dim(&self, dim: usize, keepdim: bool, ord: impl NormOrder) -> Result<Tensor<T>> {
+    pub fn norm_dim(
+        &self,
+        dim: impl crate::layout::Dim,
+        keepdim: bool,
+        ord: impl NormOrder,
+    ) -> Result<Tensor<T>> {
+        let dim = dim.index("norm_dim", self.ndim().max(1))?;
         let op = "norm";
         match ord.to_norm(op)? {
             Norm::L1 => self.stat_dim(op, dim, keepdim, &AbsSum, false),

@@ -55,7 +55,9 @@ impl<T: Element> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[track_caller]
-    pub fn reshape(&self, shape: &[usize]) -> Result<Tensor<T>> {
+    pub fn reshape(&self, shape: &(impl crate::layout::ShapeArg + ?Sized)) -> Result<Tensor<T>> {
+        let shape = shape.resolve("reshape", self.numel())?;
+        let shape: &[usize] = &shape;
         match self.layout.view(shape) {
             Ok(layout) => Ok(self.view_rewrap(layout)),
             Err(Error::ViewNotPossible { .. }) => {

@@ -64,9 +64,10 @@ impl<'a, T: Element> TensorMut<'a, T> {
     /// ```
     pub fn split_at(
         self,
-        dim: usize,
+        dim: impl crate::layout::Dim,
         index: usize,
     ) -> Result<(TensorMut<'a, T>, TensorMut<'a, T>)> {
+        let dim = dim.index("split_at", self.layout.ndim())?;
         let (a, b) = self.layout.split_at(dim, index)?;
         // Disjoint index ranges of a non-overlapping layout address disjoint elements
         // (invariant 2), so each half may write its own; neither may reach the whole storage.

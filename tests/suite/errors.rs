@@ -575,7 +575,7 @@ fn table() -> Vec<(&'static str, stridex::Result<()>, Vec<&'static str>)> {
         // Building from parts.
         (
             "cat",
-            Tensor::<f32>::cat(&[], 0).map(drop),
+            Tensor::<f32>::cat(&[] as &[&Tensor<f32>], 0).map(drop),
             vec!["at least one tensor"],
         ),
         (

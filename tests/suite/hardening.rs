@@ -141,7 +141,7 @@ fn item8_failed_copies_are_not_counted() {
     assert!(r.is_err());
     assert_eq!(report.count(), 0);
     // Inside a forbidding scope the refusal reports the (saturated) size, without overflow.
-    let r = audit::forbid_implicit_copies(|| h.unsqueeze(0)?.t()?.reshape(&[1 << 62]));
+    let r = audit::forbid_implicit_copies(|| h.unsqueeze(0)?.t()?.reshape(&[1usize << 62]));
     assert!(r.is_ok(), "a view suffices: {r:?}");
     // A copy that succeeds is still counted, once, with its bytes.
     let small = Tensor::<f32>::zeros(&[3, 2]).unwrap();

@@ -23,6 +23,7 @@ mod backings;
 mod build_props;
 mod cow_props;
 mod errors;
+mod habits;
 mod hardening;
 mod index_props;
 mod interop_dlpack;

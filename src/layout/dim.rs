@@ -1,0 +1,93 @@
+//! [`Dim`]: a dim as users write it: `1`, `-1` (PyTorch's count from the end), or a `usize`
+//! from a loop. Every op that takes a dim accepts any of them without a cast.
+
+use crate::error::{Error, Result};
+
+/// A dim index: any integer type. Non-negative values name the dim itself; negative ones
+/// count from the end as in PyTorch (`-1` is the last dim of an `ndim`-dim tensor, `-ndim`
+/// the first). Implemented for `usize`, `u32`, `u64`, `i32`, `i64` and `isize`, so a literal
+/// (`1`, `-1`) needs no suffix.
+///
+/// ```
+/// use stridex::{Dim, Tensor};
+/// assert_eq!((-1i32).index("demo", 3)?, 2);
+/// assert_eq!(2usize.index("demo", 3)?, 2);
+/// let a = Tensor::<f32>::zeros(&[2, 3, 4])?;
+/// assert_eq!(a.transpose(-2, -1)?.shape(), &[2, 4, 3]);
+/// let err = a.narrow(-4, 0, 1).unwrap_err().to_string();
+/// assert!(err.contains("dim -4") && err.contains("-1"), "{err}");
+/// # Ok::<(), stridex::Error>(())
+/// ```
+pub trait Dim: Copy {
+    /// The dim this value names for an op on `ndim` dims: itself when non-negative (the op
+    /// checks the range), `ndim + self` when negative.
+    ///
+    /// # Errors
+    /// [`Error::NegativeDimOutOfRange`] naming `op`, the dim given and the dim it wraps to,
+    /// when a negative value counts back past the first dim.
+    fn index(self, op: &'static str, ndim: usize) -> Result<usize>;
+}
+
+macro_rules! unsigned_dim {
+    ($($t:ty),*) => {$(
+        impl Dim for $t {
+            #[inline(always)]
+            fn index(self, _op: &'static str, _ndim: usize) -> Result<usize> {
+                // A value past `usize` is out of range whatever the layout: saturate, and the
+                // op's own range check reports it.
+                Ok(usize::try_from(self).unwrap_or(usize::MAX))
+            }
+        }
+    )*};
+}
+
+macro_rules! signed_dim {
+    ($($t:ty),*) => {$(
+        impl Dim for $t {
+            #[inline(always)]
+            fn index(self, op: &'static str, ndim: usize) -> Result<usize> {
+                if self >= 0 {
+                    return Ok(usize::try_from(self).unwrap_or(usize::MAX));
+                }
+                let wrapped = ndim as i128 + self as i128;
+                usize::try_from(wrapped).map_err(|_| Error::NegativeDimOutOfRange {
+                    op,
+                    dim: self as i64,
+                    ndim,
+                })
+            }
+        }
+    )*};
+}
+
+unsigned_dim!(usize, u32, u64);
+signed_dim!(i32, i64, isize);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negative_dims_wrap_and_positive_ones_pass_through() {
+        assert_eq!((-1i32).index("t", 4), Ok(3));
+        assert_eq!((-4i64).index("t", 4), Ok(0));
+        assert_eq!(7usize.index("t", 4), Ok(7)); // the op reports the range
+        assert_eq!(u64::MAX.index("t", 4), Ok(usize::MAX));
+        assert_eq!(
+            (-5isize).index("narrow", 4),
+            Err(Error::NegativeDimOutOfRange {
+                op: "narrow",
+                dim: -5,
+                ndim: 4
+            })
+        );
+        assert_eq!(
+            i64::MIN.index("t", 0),
+            Err(Error::NegativeDimOutOfRange {
+                op: "t",
+                dim: i64::MIN,
+                ndim: 0
+            })
+        );
+    }
+}

@@ -1,0 +1,153 @@
+//! The short names PyTorch and ndarray users type, each the crate's longer-named op:
+//! `sum()`, `mean()`, `max()`, `min()` over every element, `argmax(dim)` / `argmin(dim)`,
+//! `dot` of two vectors, `to_dtype::<U>()`. The longer names (`sum_all`, `argmax_dim`,
+//! `cast`, ...) stay the documented home of each op's rules.
+
+use num_traits::{AsPrimitive, Float};
+
+use super::Tensor;
+use crate::element::Element;
+use crate::error::{Error, Result};
+use crate::layout::Dim;
+use crate::matmul::MatmulElement;
+use crate::scalar::Numeric;
+
+impl<T: Numeric> Tensor<T> {
+    /// Sum of every element ([`Tensor::sum_all`]; PyTorch's `x.sum()`).
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![1, 2, 3, 4], &[2, 2])?;
+    /// assert_eq!(a.sum(), 10);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[must_use]
+    pub fn sum(&self) -> T {
+        self.sum_all()
+    }
+
+    /// Maximum of every element ([`Tensor::max_all`]; NaN if any element is NaN).
+    ///
+    /// # Errors
+    /// As [`Tensor::max_all`]: an empty tensor has no maximum.
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![3i8, -1, 4, 1], &[2, 2])?;
+    /// assert_eq!((a.max()?, a.min()?), (4, -1));
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn max(&self) -> Result<T> {
+        self.max_all()
+    }
+
+    /// Minimum of every element ([`Tensor::min_all`]).
+    ///
+    /// # Errors
+    /// As [`Tensor::min_all`].
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![3.0f32, -1.0], &[2])?;
+    /// assert_eq!(a.min()?, -1.0);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn min(&self) -> Result<T> {
+        self.min_all()
+    }
+
+    /// Index along `dim` of each maximum, the dim removed ([`Tensor::argmax_dim`] without
+    /// `keepdim`; PyTorch's `x.argmax(dim)`).
+    ///
+    /// # Errors
+    /// As [`Tensor::argmax_dim`].
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![1.0f32, 7.0, 2.0, 0.0, 5.0, 9.0], &[2, 3])?;
+    /// assert_eq!(a.argmax(1)?.to_vec(), vec![1, 2]);
+    /// assert_eq!(a.argmax(-1)?.to_vec(), vec![1, 2]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn argmax(&self, dim: impl Dim) -> Result<Tensor<i64>> {
+        self.argmax_dim(dim, false)
+    }
+
+    /// Index along `dim` of each minimum, the dim removed ([`Tensor::argmin_dim`]).
+    ///
+    /// # Errors
+    /// As [`Tensor::argmin_dim`].
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![1, 7, 2, 0, 5, 9], &[2, 3])?;
+    /// assert_eq!(a.argmin(0)?.to_vec(), vec![1, 1, 0]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn argmin(&self, dim: impl Dim) -> Result<Tensor<i64>> {
+        self.argmin_dim(dim, false)
+    }
+}
+
+impl<T: Numeric + Float> Tensor<T> {
+    /// Mean of every element ([`Tensor::mean_all`]; NaN for an empty tensor).
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![1.0f64, 2.0, 3.0, 6.0], &[2, 2])?;
+    /// assert_eq!(a.mean(), 3.0);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[must_use]
+    pub fn mean(&self) -> T {
+        self.mean_all()
+    }
+}
+
+impl<T: Element> Tensor<T> {
+    /// The elements converted to `U` ([`Tensor::cast`], under the name PyTorch users look
+    /// for: `x.to(dtype)`).
+    ///
+    /// # Panics
+    /// As [`Tensor::cast`]: only if the result cannot be allocated.
+    ///
+    /// ```
+    /// use half::f16;
+    /// let a = stridex::Tensor::from_vec(vec![1.5f32, -2.0], &[2])?;
+    /// assert_eq!(a.to_dtype::<f16>().to_vec(), vec![f16::from_f32(1.5), f16::from_f32(-2.0)]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[must_use]
+    pub fn to_dtype<U: Element>(&self) -> Tensor<U>
+    where
+        T: AsPrimitive<U>,
+    {
+        self.cast()
+    }
+}
+
+impl<T: MatmulElement> Tensor<T> {
+    /// The dot product of two vectors (1-dim tensors of one length), as a number: ndarray's
+    /// `a.dot(&b)` for vectors; read through both strides, no copy.
+    ///
+    /// # Errors
+    /// [`Error::RankMismatch`] unless both are 1-dim; as [`Tensor::matmul`] for lengths that
+    /// differ.
+    ///
+    /// ```
+    /// use stridex::Tensor;
+    /// let a = Tensor::from_vec(vec![1.0f32, 2.0, 3.0], &[3])?;
+    /// let b = Tensor::from_vec(vec![4.0f32, 5.0, 6.0], &[3])?;
+    /// assert_eq!(a.dot(&b)?, 32.0);
+    /// assert_eq!(a.dot(&b.flip(0)?)?, 28.0);
+    /// assert!(a.dot(&Tensor::zeros(&[1, 3])?).is_err());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn dot(&self, other: &Tensor<T>) -> Result<T> {
+        for t in [self, other] {
+            if t.ndim() != 1 {
+                return Err(Error::RankMismatch {
+                    op: "dot",
+                    what: "dims",
+                    expected: 1,
+                    got: t.ndim(),
+                });
+            }
+        }
+        self.matmul(other).map_err(|e| e.named("dot"))?.get(&[])
+    }
+}
