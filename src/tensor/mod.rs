@@ -26,6 +26,7 @@ mod matmul;
 mod names;
 mod ops;
 mod reduce;
+mod scalar_ops;
 mod scan;
 mod shape;
 mod stats;

@@ -41,6 +41,7 @@
 //! `whole`, that it stays inside the view. The kernels in `kernels::inplace` state which part
 //! they rely on.
 
+mod assign_ops;
 mod owned;
 mod views;
 mod writes;

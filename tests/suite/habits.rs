@@ -105,3 +105,20 @@ fn cat_and_stack_take_owned_results() {
     let parts = vec![x.clone(), x];
     assert_eq!(Tensor::cat(&parts, 0).unwrap().shape(), &[4, 3]);
 }
+
+#[test]
+fn scalar_operators_on_either_side_and_assignment_through_views() {
+    let a = x();
+    assert_eq!((&a + 1.0).to_vec(), vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+    assert_eq!((2.0 * &a).get(&[1, 2]).unwrap(), 10.0);
+    assert_eq!((&a / 2.0).get(&[1, 0]).unwrap(), 1.5);
+    assert_eq!((1.0 - &a).get(&[0, 2]).unwrap(), -1.0);
+    let i = Tensor::from_vec(vec![5i64, -5], &[2]).unwrap();
+    // Integer `/` truncates as Rust's does (PyTorch would promote to float: not done yet).
+    assert_eq!((&i / 3).to_vec(), vec![1, -1]);
+    let mut y = Tensor::<f32>::zeros(&[3, 2]).unwrap();
+    let mut v = y.view_mut().unwrap().t().unwrap();
+    v += &a; // y.t() += a
+    v *= 2.0;
+    assert_eq!(y.to_vec(), vec![0.0, 6.0, 2.0, 8.0, 4.0, 10.0]);
+}
