@@ -112,10 +112,14 @@
 //! [`TensorMut::map_inplace`], [`TensorMut::add_assign`] and friends, also on `Tensor` itself
 //! and as `+=` operators) read sources through their strides with broadcasting.
 //!
-//! Copy-on-write: if other tensors share the storage, `view_mut` first gives this tensor its
-//! own dense copy in its own memory order, so no other tensor observes the write; a tensor
-//! that holds its storage alone is written in place. The copy is reported to the
-//! [`audit`] and refused inside [`audit::forbid_implicit_copies`]. Layouts that address an
+//! Copy-on-write, for values: if other tensors share the storage of a tensor that is a value of
+//! its own (a clone, a loaded file, an op's result), `view_mut` first gives it its own dense
+//! copy in its own memory order, so no other tensor observes the write; a tensor that holds its
+//! storage alone is written in place. The copy is reported to the [`audit`] and refused inside
+//! [`audit::forbid_implicit_copies`]. A *view* ([`Tensor::is_view`]: made by `narrow`, `t`,
+//! `select`, ...) of a storage still shared is never copied on write: the write is refused
+//! ([`Error::WriteToSharedView`]), since it could not reach the tensor it was viewed from; write
+//! through that tensor's `view_mut()`, or into [`Tensor::to_owned`]. Layouts that address an
 //! element twice (`expand`, overlapping `unfold`) cannot be written.
 //!
 //! ```
@@ -138,6 +142,25 @@
 //! assert_eq!((both.shape(), padded.shape()), (&[6, 4][..], &[5, 6][..]));
 //! # Ok::<(), stridex::Error>(())
 //! ```
+//!
+//! # Coming from PyTorch or ndarray
+//!
+//! | PyTorch / ndarray | stridex |
+//! |---|---|
+//! | `x.transpose(-2, -1)`, `x.sum(-1)`, `x.softmax(-1)` | `x.transpose(-2, -1)?`, `x.sum_dim(-1, false)?`, `x.softmax(-1)?` (any integer type, negative from the end: [`Dim`]) |
+//! | `x.view(-1, 4)`, `x.reshape(3, -1)` | `x.view(&[-1, 4])?`, `x.reshape(&[3, -1])?` ([`ShapeArg`]) |
+//! | `x[:, 1:3]`, `x[::-1]` | `x.narrow(1, 1, 2)?`, `x.slice(0, -1, isize::MIN, -1)?` or `x.flip(0)?` |
+//! | `x.sum()`, `x.mean()`, `x.max()`, `x.argmax(1)` | `x.sum()`, `x.mean()`, `x.max()?`, `x.argmax(1)?` |
+//! | `x + 1`, `2 * x`, `x / 3`, `a + b` | `&x + 1.0`, `2.0 * &x`, `&x / 3.0`, `(&a + &b)?` (shapes may not broadcast: a `Result`) |
+//! | `x.to(torch.float16)`, `a.dot(&b)` (ndarray) | `x.to_dtype::<half::f16>()`, `a.dot(&b)?` |
+//! | `torch.cat([a, b], 1)` | `Tensor::cat(&[a, b], 1)?` (owned results or `&[&a, &b]`) |
+//! | `y[:, 0] += x`, `col.fill_(7)` on a view | `let mut c = y.view_mut()?.select(1, 0)?; c += &x;` (Rust's `+=` needs a place), `base.view_mut()?.narrow(1, 1, 1)?.fill(7)?` |
+//! | `x.clone()` (a copy) | `x.to_owned()` (`Clone` shares the storage, like a view) |
+//! | `x.contiguous()` | `x.contiguous()` (the same storage when already row-major) |
+//!
+//! Every op returns `Result` where its input can be wrong (a shape, a dim, an index); the
+//! operators and the all-element reductions above are the shorthands for chains whose shapes
+//! are known, and panic with the method's message where it would return `Err`.
 //!
 //! # Cargo features
 //!
