@@ -9,19 +9,8 @@ use half::{bf16, f16};
 use proptest::prelude::*;
 use stridex::{Element, Tensor};
 
-/// Proptest configuration: `PROPTEST_CASES` if set, otherwise `default_cases`; no regression
-/// files in the source tree.
-pub fn config(default_cases: u32) -> ProptestConfig {
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|s| s.trim().parse().ok())
-        .unwrap_or(default_cases);
-    ProptestConfig {
-        cases,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
+/// The suite's proptest configuration (`PROPTEST_CASES` if set).
+pub use crate::common::config;
 
 /// A fresh path in the temp dir, unique per process and call.
 pub fn scratch(name: &str) -> PathBuf {
