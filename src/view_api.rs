@@ -186,7 +186,7 @@ macro_rules! view_ops {
         #[doc = concat!("assert_eq!(", $make, ".transpose(-2, -1)?.shape(), &[2, 4, 3]);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
-        #[inline]
+        #[inline(always)]
         pub fn transpose(
             $($recv)*,
             d0: impl $crate::layout::Dim,
@@ -243,7 +243,7 @@ macro_rules! view_ops {
         #[doc = concat!("assert_eq!(", $make, ".narrow(-1, 1, 2)?.to_vec(), vec![1, 2, 4, 5]);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
-        #[inline]
+        #[inline(always)]
         pub fn narrow(
             $($recv)*,
             dim: impl $crate::layout::Dim,

@@ -47,17 +47,27 @@ macro_rules! signed_dim {
             #[inline(always)]
             fn index(self, op: &'static str, ndim: usize) -> Result<usize> {
                 if self >= 0 {
+                    // Past `usize` (an `i64` on a 32-bit target) is out of range anyway.
                     return Ok(usize::try_from(self).unwrap_or(usize::MAX));
                 }
-                let wrapped = ndim as i128 + self as i128;
-                usize::try_from(wrapped).map_err(|_| Error::NegativeDimOutOfRange {
-                    op,
-                    dim: self as i64,
-                    ndim,
-                })
+                wrap_negative(self as i64, op, ndim)
             }
         }
     )*};
+}
+
+/// A negative dim counted from the end: out of line and cold, so the view ops' common path
+/// (a non-negative dim) stays a compare and a branch and they still inline into the caller
+/// (with the error construction inline, `narrow` then `t` on an owned tensor took 58-74 ns
+/// against 46-58, bench_report small table).
+#[cold]
+#[inline(never)]
+fn wrap_negative(dim: i64, op: &'static str, ndim: usize) -> Result<usize> {
+    usize::try_from(ndim as i128 + dim as i128).map_err(|_| Error::NegativeDimOutOfRange {
+        op,
+        dim,
+        ndim,
+    })
 }
 
 unsigned_dim!(usize, u32, u64);
