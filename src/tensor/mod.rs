@@ -228,7 +228,9 @@ impl<T: Element> Tensor<T> {
         Ok(Self::from_parts(Arc::new(storage), layout))
     }
 
-    /// A tensor viewing `storage` through `layout`, checked against the storage length.
+    /// A tensor viewing `storage` through `layout`, checked against the storage length. It is
+    /// a value of its own, not a view ([`Tensor::is_view`]): while other holders share the
+    /// storage, a write to it copies on write ([`Tensor::view_mut`]).
     ///
     /// # Errors
     /// [`Error::OutOfBounds`] naming the highest offset the layout needs and the storage length.

@@ -86,7 +86,8 @@ impl<'a, T: Element> TensorView<'a, T> {
         self.storage.len()
     }
 
-    /// An owned tensor of the same elements: shares the storage (one reference-count
+    /// An owned tensor of the same elements, a view ([`Tensor::is_view`]) of the borrowed
+    /// tensor: shares the storage (one reference-count
     /// increment), copies nothing.
     ///
     /// ```
