@@ -62,8 +62,13 @@ impl<T: Element> Tensor<T> {
             Ok(layout) => Ok(self.view_rewrap(layout)),
             Err(Error::ViewNotPossible { .. }) => {
                 let dst = Layout::contiguous(self.shape())?;
-                self.copy_to_fresh(dst, CopyReason::ReshapeCopy)?
-                    .view(shape)
+                // The copy is a value of its own (its storage held by nothing else), not a
+                // view of `self`, whatever the `view` that shapes it says.
+                let copy = self.copy_to_fresh(dst, CopyReason::ReshapeCopy)?;
+                Ok(Tensor::from_parts(
+                    copy.storage.clone(),
+                    copy.layout.view(shape)?,
+                ))
             }
             Err(e) => Err(e.with_op("reshape")),
         }

@@ -81,6 +81,17 @@ fn the_assign_operator_on_a_transposed_view_panics_instead_of_doing_nothing() {
 }
 
 #[test]
+fn a_reshape_that_copies_gives_a_value_not_a_view() {
+    let a = Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3]).unwrap();
+    let r = a.t().unwrap().reshape(&[6]).unwrap(); // cannot be a view: copies
+    assert!(!r.is_view() && !r.shares_storage(&a));
+    let mut r2 = r.clone(); // a clone of a value copies on write
+    r2.fill(0).unwrap();
+    assert_eq!(r.to_vec(), vec![0, 3, 1, 4, 2, 5]);
+    assert!(a.reshape(&[6]).unwrap().is_view()); // a view when one exists
+}
+
+#[test]
 fn the_copy_on_write_advice_inside_forbid_implicit_copies_is_a_call_that_works() {
     let a = Tensor::<f32>::zeros(&[4]).unwrap();
     let mut x = a.clone();
