@@ -16,7 +16,13 @@
 //! - `view_rewrap(recv, layout)`: the same storage under a layout a view op derived from the
 //!   receiver's.
 //!
-//! Both are always inlined, so a generated op costs what a hand-written one did. A view op
+//! Every dim argument is a `Dim` (any integer type; negative values count from the end,
+//! PyTorch's rule), resolved first; the `Layout` op then checks the range as before. Shapes
+//! for `view` are a `ShapeArg` (one `-1` may be inferred). `transpose` and `narrow` are
+//! always inlined: with the dim resolution in them LLVM stopped inlining `narrow`, and an
+//! owned `narrow` then `t` went from 1.08-1.22x to 1.31-1.49x ndarray's `ArcArray`.
+//!
+//! Both steps are always inlined, so a generated op costs what a hand-written one did. A view op
 //! addresses a subset of the offsets its input addresses, so the result fits the storage (the
 //! tensor invariant); `TensorMut` gets only the ops that also keep distinct indices on distinct
 //! elements (`view_ops!`), the others get `shared_view_ops!` too. Each op has one doc
