@@ -7,7 +7,6 @@
 //! [`Tensor::div_scalar`] returns it as an `Err`).
 
 use std::ops::{Add, Div, Mul, Sub};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use half::{bf16, f16};
 
@@ -15,7 +14,7 @@ use super::Tensor;
 use crate::scalar::Numeric;
 
 macro_rules! tensor_scalar_ops {
-    ($($trait:ident $method:ident $via:ident $sym:literal;)*) => {$(
+    ($($trait:ident $method:ident $via:ident $sym:literal $($unwrap:ident)?;)*) => {$(
         #[doc = concat!("`&a ", $sym, " s`: every element ", $sym, " the scalar `s` ([`Tensor::", stringify!($via), "`]).")]
         ///
         /// # Panics
@@ -33,44 +32,17 @@ macro_rules! tensor_scalar_ops {
 
             #[track_caller]
             fn $method(self, rhs: T) -> Tensor<T> {
-                scalar_result(self.$via(rhs))
+                self.$via(rhs)$(.$unwrap(|e| panic!("{e}")))?
             }
         }
     )*};
-}
-
-/// The operator's result: the tensor, or a panic with the method's error message.
-#[track_caller]
-fn scalar_result<R: IntoTensorResult>(r: R) -> R::T {
-    r.into_tensor()
-}
-
-/// `Tensor` or `Result<Tensor>`, whichever the scalar method returns.
-trait IntoTensorResult {
-    type T;
-    fn into_tensor(self) -> Self::T;
-}
-
-impl<T: crate::Element> IntoTensorResult for Tensor<T> {
-    type T = Tensor<T>;
-    fn into_tensor(self) -> Tensor<T> {
-        self
-    }
-}
-
-impl<T: crate::Element> IntoTensorResult for crate::Result<Tensor<T>> {
-    type T = Tensor<T>;
-    #[track_caller]
-    fn into_tensor(self) -> Tensor<T> {
-        self.unwrap_or_else(|e| panic!("{e}"))
-    }
 }
 
 tensor_scalar_ops! {
     Add add add_scalar "+";
     Sub sub sub_scalar "-";
     Mul mul mul_scalar "*";
-    Div div div_scalar "/";
+    Div div div_scalar "/" unwrap_or_else;
 }
 
 /// `s op &a` for each element type (a scalar on the left names a concrete type, so each
@@ -93,15 +65,21 @@ macro_rules! scalar_tensor_ops {
             }
         }
 
-        /// `s - &a`: the scalar minus every element.
+        /// `s - &a`: the scalar minus every element ([`Tensor::sub`] of a 0-dim tensor).
+        ///
+        /// # Panics
+        /// If the result cannot be allocated.
         impl Sub<&Tensor<$t>> for $t {
             type Output = Tensor<$t>;
+            #[track_caller]
             fn sub(self, rhs: &Tensor<$t>) -> Tensor<$t> {
-                rhs.map(|x| self.elem_sub(x))
+                Tensor::full(&[], self)
+                    .and_then(|s| s.sub(rhs))
+                    .unwrap_or_else(|e| panic!("{e}"))
             }
         }
 
-        /// `s / &a`: the scalar divided by every element.
+        /// `s / &a`: the scalar divided by every element ([`Tensor::div`] of a 0-dim tensor).
         ///
         /// # Panics
         /// On an integer division by zero (as Rust's `/` does), or if the result cannot be
@@ -110,17 +88,9 @@ macro_rules! scalar_tensor_ops {
             type Output = Tensor<$t>;
             #[track_caller]
             fn div(self, rhs: &Tensor<$t>) -> Tensor<$t> {
-                let by_zero = AtomicBool::new(false);
-                let out = rhs.map(|x| {
-                    self.elem_div(x).unwrap_or_else(|| {
-                        by_zero.store(true, Ordering::Relaxed);
-                        <$t as num_traits::Zero>::zero()
-                    })
-                });
-                if by_zero.load(Ordering::Relaxed) {
-                    panic!("{}", crate::Error::DivisionByZero { op: "div" });
-                }
-                out
+                Tensor::full(&[], self)
+                    .and_then(|s| s.div(rhs))
+                    .unwrap_or_else(|e| panic!("{e}"))
             }
         }
     )*};
