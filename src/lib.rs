@@ -224,6 +224,7 @@ mod iter;
 mod kernels;
 pub mod layout;
 pub mod matmul;
+mod operators;
 pub mod scalar;
 pub mod storage;
 mod tensor;
@@ -235,6 +236,7 @@ pub use error::{Error, Result};
 /// The `half` crate, whose `f16` and `bf16` are element types of the public API.
 pub use half;
 pub use layout::{Dim, Layout, MemoryFormat, ShapeArg, broadcast_shapes};
+pub use operators::promote::Promote;
 pub use scalar::Numeric;
 pub use storage::Storage;
 pub use tensor::{AsTensor, Iter, Norm, NormOrder, Tensor};

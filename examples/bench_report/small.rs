@@ -1,4 +1,5 @@
-//! Small tensors: nanoseconds per call of view ops, a transposed copy, `&a + &a`, `sum_dim` and
+//! Small tensors: nanoseconds per call of view ops, a transposed copy, `&a + &a`, `&a + 1.0`,
+//! `a + &b` with an owned `a`, `&a + &a.t()`, `sum_dim` and
 //! `matmul` on n x n f32 for n = 4, 16, 64, 256, beside ndarray with a dynamic rank (`ArrayD`,
 //! like stridex) and a static one (`Array2`). At these sizes the fixed cost of a call (shape
 //! bookkeeping, planning, allocation, thread dispatch) is what is measured.
@@ -166,6 +167,50 @@ pub fn table() -> String {
             Some(&mut || {
                 let s = black_box(&s);
                 black_box(s + s);
+            }),
+        );
+        push(
+            "&a + 1.0",
+            &mut || {
+                black_box(black_box(&a) + 1.0);
+            },
+            Some(&mut || {
+                black_box(black_box(&d) + 1.0);
+            }),
+            Some(&mut || {
+                black_box(black_box(&s) + 1.0);
+            }),
+        );
+        // An owned left operand, the result of an earlier op: both libraries write into its
+        // buffer (each call feeds its result to the next).
+        let (mut own, mut own_d, mut own_s) =
+            (Some(a.to_owned()), Some(d.clone()), Some(s.clone()));
+        push(
+            "a + &b (owned a, buffer reused)",
+            &mut || {
+                let x = own.take().expect("the previous result");
+                own = (x + black_box(&a)).ok();
+            },
+            Some(&mut || {
+                let x = own_d.take().expect("the previous result");
+                own_d = Some(black_box(x + black_box(&d)));
+            }),
+            Some(&mut || {
+                let x = own_s.take().expect("the previous result");
+                own_s = Some(black_box(x + black_box(&s)));
+            }),
+        );
+        let (at, dt, st) = (a.t().expect("2-dim"), d.t(), s.t());
+        push(
+            "&a + &a.t() (mixed layouts)",
+            &mut || {
+                black_box((black_box(&a) + black_box(&at)).ok());
+            },
+            Some(&mut || {
+                black_box(black_box(&d) + black_box(&dt));
+            }),
+            Some(&mut || {
+                black_box(black_box(&s) + black_box(&st));
             }),
         );
         push(

@@ -24,37 +24,38 @@ use crate::layout::{Layout, row_major_strides};
 
 /// Strides for a fresh result of `shape` given its inputs' strides broadcast to `shape`; see the
 /// [note](self).
-pub(crate) fn output_strides(shape: &[usize], inputs: &[Vec<isize>]) -> Vec<isize> {
+pub(crate) fn output_strides<S: AsRef<[isize]>>(shape: &[usize], inputs: &[S]) -> Vec<isize> {
     // Row-major strides exist unless the row-major span overflows, which happens only for an
     // empty shape with huge other sizes (any strides do for a layout with no elements) or a
     // shape too large to allocate (which `Layout::new` then reports).
-    let fallback = row_major_strides(shape).unwrap_or_else(|| vec![0; shape.len()]);
+    let fallback = || row_major_strides(shape).unwrap_or_else(|| vec![0; shape.len()]);
     if shape.contains(&0) {
-        return fallback;
+        return fallback();
     }
     let big = |d: &usize| shape[*d] != 1;
-    let mut template: Option<&Vec<isize>> = None;
+    let mut template: Option<&[isize]> = None;
     for strides in inputs {
+        let strides = strides.as_ref();
         if (0..shape.len()).filter(big).any(|d| strides[d] == 0) {
             continue; // broadcast: it does not decide the layout
         }
         match template {
             None => {
                 if !is_dense(shape, strides) {
-                    return fallback;
+                    return fallback();
                 }
                 template = Some(strides);
             }
             Some(t) => {
                 if (0..shape.len()).filter(big).any(|d| strides[d] != t[d]) {
-                    return fallback;
+                    return fallback();
                 }
             }
         }
     }
     match template {
         Some(t) => with_unit_dims(shape, t),
-        None => fallback,
+        None => fallback(),
     }
 }
 
@@ -103,7 +104,7 @@ pub(crate) fn reduction_strides(keep_shape: &[usize], input: &Layout) -> Vec<isi
         }
         with_unit_dims(keep_shape, &strides)
     } else {
-        output_strides(keep_shape, &[])
+        output_strides::<Vec<isize>>(keep_shape, &[])
     }
 }
 

@@ -480,6 +480,9 @@ where
             }
         }
     }
+    if let Some(done) = super::strided_small::zip(&a, &b, &f) {
+        return done;
+    }
     zip_general(a, b, f)
 }
 

@@ -23,7 +23,9 @@ use crate::layout::Layout;
 use crate::storage::StorageMut;
 
 use super::copy::copy_strided;
+use super::dispatch::with_avx2;
 use super::elementwise::{Runs, Src, execute};
+use super::parallel::threads_for;
 
 /// Asserts the part of the `TensorMut` invariant that is cheap to check.
 fn check_dst<T: Element>(dst: &StorageMut<'_, T>, layout: &Layout) {
@@ -112,6 +114,31 @@ pub(crate) fn to_vec<T: Element>(dst: &StorageMut<'_, T>, layout: &Layout) -> Ve
     out
 }
 
+/// Runs `body` on the destination's elements as one slice, when its layout is row-major and
+/// the op is too small to split across threads: the small-and-dense fast path of [`map`] and
+/// [`update`], one flat loop without planning (as the elementwise kernels' `small_dense` does
+/// for fresh outputs). Returns whether it ran. The slice lives only inside `body`.
+fn small_dense_dst<T: Element>(
+    dst: &StorageMut<'_, T>,
+    layout: &Layout,
+    body: impl FnOnce(&mut [T]),
+) -> bool {
+    let n = layout.numel();
+    if !layout.is_contiguous() || n == 0 || threads_for(n) > 1 {
+        return false;
+    }
+    let Some(end) = layout.offset().checked_add(n) else {
+        return false;
+    };
+    assert!(end <= dst.len(), "write: layout does not fit its storage");
+    // SAFETY: a row-major layout addresses exactly the `n` consecutive elements from its
+    // offset, inside the storage (asserted), initialized (Storage invariant 3), and exclusively
+    // ours while `dst` is borrowed (TensorMut invariant); no other reference to them exists
+    // while `body` runs.
+    body(unsafe { std::slice::from_raw_parts_mut(dst.as_ptr().add(layout.offset()), n) });
+    true
+}
+
 /// `x = f(x)` for every element `x` of the destination.
 pub(crate) fn map<T, F>(dst: &StorageMut<'_, T>, layout: &Layout, f: F)
 where
@@ -119,6 +146,11 @@ where
     F: Fn(T) -> T + Sync,
 {
     check_dst(dst, layout);
+    if small_dense_dst(dst, layout, |xs| {
+        with_avx2(|| xs.iter_mut().for_each(|x| *x = f(*x)))
+    }) {
+        return;
+    }
     let plan = Plan::new(
         layout.shape(),
         vec![layout.strides().to_vec()],
@@ -149,6 +181,27 @@ where
         src.layout.fits_in(src.storage.len()),
         "write: source layout does not fit its storage"
     );
+    // A row-major source of the same shape, or a single element, is one flat run too.
+    let (n, at) = (src.layout.numel(), src.layout.offset());
+    let ys = src.storage.as_slice();
+    if src.layout.shape() == layout.shape() && src.layout.is_contiguous() {
+        // (An empty source's offset may lie past its storage: `get` leaves it to the plan.)
+        let run = at.checked_add(n).and_then(|end| ys.get(at..end));
+        if let Some(ys) = run {
+            if small_dense_dst(dst, layout, |xs| {
+                with_avx2(|| xs.iter_mut().zip(ys).for_each(|(x, &y)| *x = f(*x, y)))
+            }) {
+                return;
+            }
+        }
+    } else if n == 1 {
+        let y = ys[at];
+        if small_dense_dst(dst, layout, |xs| {
+            with_avx2(|| xs.iter_mut().for_each(|x| *x = f(*x, y)))
+        }) {
+            return;
+        }
+    }
     let shape = layout.shape();
     let plan = Plan::new(
         shape,

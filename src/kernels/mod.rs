@@ -30,6 +30,7 @@ pub(crate) mod reducers;
 mod row_sums_avx2;
 pub(crate) mod scan;
 pub(crate) mod softmax;
+pub(crate) mod strided_small;
 pub(crate) mod tile;
 pub(crate) mod transpose;
 pub(crate) mod unravel;

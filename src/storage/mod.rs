@@ -371,6 +371,15 @@ impl<T: Element> Storage<T> {
         self.ptr.as_ptr()
     }
 
+    /// All elements, in storage order, for writing; `&mut self` proves no view reads them
+    /// concurrently (invariant 4: the one way here is [`Storage::exclusive`]).
+    pub(crate) fn as_mut_slice(&mut self) -> &mut [T] {
+        debug_assert!(self.is_writable(), "foreign bytes are never written");
+        // SAFETY: invariants 1-3: aligned, allocated for `len` elements, all initialized;
+        // invariant 4: `&mut self` is the only access while this borrow lives.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+
     /// All elements, in storage order.
     ///
     /// ```

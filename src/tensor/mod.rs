@@ -26,7 +26,6 @@ mod matmul;
 mod names;
 mod ops;
 mod reduce;
-mod scalar_ops;
 mod scan;
 mod shape;
 mod stats;

@@ -8,7 +8,6 @@
 //! Element semantics (integer wrapping, division by zero, NaN) are those of
 //! [`Numeric`](crate::Numeric).
 
-use std::ops::{Add, Div, Mul, Neg, Sub};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -369,72 +368,6 @@ impl<T: Element + Float> Tensor<T> {
     #[must_use]
     pub fn ln(&self) -> Tensor<T> {
         self.map(T::ln)
-    }
-}
-
-macro_rules! binary_op {
-    ($($trait:ident, $method:ident, $doc:literal;)*) => {$(
-        #[doc = concat!("`&a ", $doc, " &b`: [`Tensor::", stringify!($method), "`], broadcasting.")]
-        ///
-        /// The result is a `Result`, so mismatched shapes are an `Err`, never a panic:
-        ///
-        /// ```
-        /// use stridex::Tensor;
-        /// let a = Tensor::from_vec(vec![6i32, 8], &[2])?;
-        #[doc = concat!("let c = (&a ", $doc, " &a)?;")]
-        /// assert_eq!(c.shape(), &[2]);
-        #[doc = concat!("assert!((&a ", $doc, " &Tensor::zeros(&[3])?).is_err());")]
-        /// # Ok::<(), stridex::Error>(())
-        /// ```
-        impl<T: Numeric> $trait<&Tensor<T>> for &Tensor<T> {
-            type Output = Result<Tensor<T>>;
-
-            fn $method(self, rhs: &Tensor<T>) -> Result<Tensor<T>> {
-                Tensor::$method(self, rhs)
-            }
-        }
-
-        #[doc = concat!("`&a ", $doc, " b` for an owned right operand (e.g. a previous result), as for `&a ", $doc, " &b`.")]
-        ///
-        /// (There is deliberately no impl for an owned *left* operand: `a.add(&b)` must keep
-        /// calling the inherent method, which borrows `a`, not a trait method that consumes it.)
-        ///
-        /// ```
-        /// use stridex::Tensor;
-        /// let a = Tensor::from_vec(vec![6i32, 8], &[2])?;
-        #[doc = concat!("let c = (&a ", $doc, " (&a ", $doc, " &a)?)?;")]
-        /// assert_eq!(c.shape(), &[2]);
-        /// # Ok::<(), stridex::Error>(())
-        /// ```
-        impl<T: Numeric> $trait<Tensor<T>> for &Tensor<T> {
-            type Output = Result<Tensor<T>>;
-
-            fn $method(self, rhs: Tensor<T>) -> Result<Tensor<T>> {
-                Tensor::$method(self, &rhs)
-            }
-        }
-    )*};
-}
-
-binary_op! {
-    Add, add, "+";
-    Sub, sub, "-";
-    Mul, mul, "*";
-    Div, div, "/";
-}
-
-/// `-&a`: [`Tensor::neg`].
-///
-/// ```
-/// let a = stridex::Tensor::from_vec(vec![1.0f32, -2.0], &[2])?;
-/// assert_eq!((-&a).to_vec(), vec![-1.0, 2.0]);
-/// # Ok::<(), stridex::Error>(())
-/// ```
-impl<T: Numeric> Neg for &Tensor<T> {
-    type Output = Tensor<T>;
-
-    fn neg(self) -> Tensor<T> {
-        Tensor::neg(self)
     }
 }
 

@@ -110,6 +110,22 @@ impl<T: Element> Tensor<T> {
         TensorMut::new(storage, layout.clone())
     }
 
+    /// The elements as one row-major slice for writing, if the layout is contiguous and this
+    /// tensor holds its storage alone (no other tensor, no `Weak`, not foreign bytes): a
+    /// write then reaches no one else, view or not, so neither copy-on-write nor the refusal
+    /// of Note [writes to views] applies. `None` otherwise. The operators' in-place fast path.
+    pub(crate) fn unique_slice_mut(&mut self) -> Option<&mut [T]> {
+        let n = self.numel();
+        if !self.is_contiguous() {
+            return None;
+        }
+        let start = self.offset();
+        let storage = Storage::exclusive(self.storage_and_layout_mut().0)?;
+        // In bounds by the tensor invariant (a contiguous layout addresses `start..start + n`);
+        // an empty view's offset may lie past the end, hence `get_mut`.
+        storage.as_mut_slice().get_mut(start..start.checked_add(n)?)
+    }
+
     /// Sets every element to `value` (copy-on-write as [`Tensor::view_mut`]).
     ///
     /// # Errors

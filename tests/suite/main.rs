@@ -35,6 +35,7 @@ mod layout_props;
 mod math_props;
 mod matmul_props;
 mod memory_format_props;
+mod operators;
 mod ops_props;
 mod overlap_props;
 mod regressions;
