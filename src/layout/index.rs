@@ -273,6 +273,8 @@ tuple_items!(6: A, B, C, D, E, F);
 /// dim; negative from the end) or [`NewAxis`] (a new size-1 dim, Python's `None`). Items
 /// apply to the dims from the first on; dims after the last item are kept whole (PyTorch's
 /// rule). The result is an array of [`SliceItem`]s, for [`Layout::i`] and `Tensor::i`.
+/// A stepped range may read reversed (`5..1;-1`, a backward walk from 5) without tripping
+/// clippy's `reversed_empty_ranges` lint.
 ///
 /// | Python | stridex |
 /// |---|---|
@@ -298,9 +300,13 @@ macro_rules! s {
     (@item $r:expr) => {
         $crate::SliceItem::from($r)
     };
-    (@item $r:expr; $step:expr) => {
-        $crate::SliceItem::range_step($r, $step)
-    };
+    (@item $r:expr; $step:expr) => {{
+        // A backward walk starts above its end (`5..1;-1`), which reads as an empty range to
+        // clippy's `reversed_empty_ranges` (deny by default); here it is what is meant.
+        #[allow(clippy::reversed_empty_ranges)]
+        let range = $r;
+        $crate::SliceItem::range_step(range, $step)
+    }};
     ($($r:expr $(; $step:expr)?),* $(,)?) => {
         [$($crate::s!(@item $r $(; $step)?)),*]
     };

@@ -31,7 +31,8 @@ use crate::error::Result;
 /// A backward walk starts above its end, so its range reads reversed (`5..1` for Python's
 /// `5:1:-1`). Clippy's `reversed_empty_ranges` lint, deny by default, rejects such a range
 /// when both bounds are literals, since as an iterator it would be empty: allow the lint
-/// where you write one, or write an open range (`5..` walks down to the first index).
+/// where you write one, write an open range (`5..` walks down to the first index), or write
+/// the range in [`s!`](crate::s) (`x.i(s![5..1;-1])`), which allows it.
 ///
 /// ```
 /// use std::ops::Bound;
