@@ -292,7 +292,6 @@ macro_rules! view_ops {
         #[doc = concat!("assert_eq!(", $make, ".slice(0, 1..100)?.shape(), &[1, 3]); // clamped")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
-        #[doc(alias = "narrow")]
         pub fn slice(
             $($recv)*,
             dim: impl $crate::layout::Dim,

@@ -87,82 +87,10 @@ impl From<RangeFull> for SliceItem {
     }
 }
 
-macro_rules! integer_items {
+/// `IndexArg` for types that convert into one `SliceItem`: an index of one item.
+macro_rules! single_items {
     ($($t:ty),*) => {$(
-        impl From<$t> for SliceItem {
-            /// Index `i` of its dim (negative from the end); a value past `isize` saturates,
-            /// and is out of range for every dim.
-            #[inline]
-            fn from(i: $t) -> SliceItem {
-                SliceItem::Index((i as i128).clamp(isize::MIN as i128, isize::MAX as i128) as isize)
-            }
-        }
-        impl From<Range<$t>> for SliceItem {
-            #[inline]
-            fn from(r: Range<$t>) -> SliceItem {
-                SliceItem::range_step(r, 1)
-            }
-        }
-        impl From<RangeFrom<$t>> for SliceItem {
-            #[inline]
-            fn from(r: RangeFrom<$t>) -> SliceItem {
-                SliceItem::range_step(r, 1)
-            }
-        }
-        impl From<RangeTo<$t>> for SliceItem {
-            #[inline]
-            fn from(r: RangeTo<$t>) -> SliceItem {
-                SliceItem::range_step(r, 1)
-            }
-        }
-        impl From<RangeInclusive<$t>> for SliceItem {
-            #[inline]
-            fn from(r: RangeInclusive<$t>) -> SliceItem {
-                SliceItem::range_step(r, 1)
-            }
-        }
-        impl From<RangeToInclusive<$t>> for SliceItem {
-            #[inline]
-            fn from(r: RangeToInclusive<$t>) -> SliceItem {
-                SliceItem::range_step(r, 1)
-            }
-        }
         impl IndexArg for $t {
-            type Items = [SliceItem; 1];
-            #[inline]
-            fn into_items(self) -> [SliceItem; 1] {
-                [self.into()]
-            }
-        }
-        impl IndexArg for Range<$t> {
-            type Items = [SliceItem; 1];
-            #[inline]
-            fn into_items(self) -> [SliceItem; 1] {
-                [self.into()]
-            }
-        }
-        impl IndexArg for RangeFrom<$t> {
-            type Items = [SliceItem; 1];
-            #[inline]
-            fn into_items(self) -> [SliceItem; 1] {
-                [self.into()]
-            }
-        }
-        impl IndexArg for RangeTo<$t> {
-            type Items = [SliceItem; 1];
-            #[inline]
-            fn into_items(self) -> [SliceItem; 1] {
-                [self.into()]
-            }
-        }
-        impl IndexArg for RangeInclusive<$t> {
-            type Items = [SliceItem; 1];
-            #[inline]
-            fn into_items(self) -> [SliceItem; 1] {
-                [self.into()]
-            }
-        }
-        impl IndexArg for RangeToInclusive<$t> {
             type Items = [SliceItem; 1];
             #[inline]
             fn into_items(self) -> [SliceItem; 1] {
@@ -172,7 +100,34 @@ macro_rules! integer_items {
     )*};
 }
 
+/// `SliceItem` from integers (an index) and ranges (step 1) of each integer type, and
+/// `IndexArg` for each.
+macro_rules! integer_items {
+    (@ranges $t:ty: $($range:ident),*) => {$(
+        impl From<$range<$t>> for SliceItem {
+            #[inline]
+            fn from(r: $range<$t>) -> SliceItem {
+                SliceItem::range_step(r, 1)
+            }
+        }
+    )*};
+    ($($t:ty),*) => {$(
+        impl From<$t> for SliceItem {
+            /// Index `i` of its dim (negative from the end); a value past `isize` saturates,
+            /// and is out of range for every dim.
+            #[inline]
+            fn from(i: $t) -> SliceItem {
+                SliceItem::Index((i as i128).clamp(isize::MIN as i128, isize::MAX as i128) as isize)
+            }
+        }
+        integer_items!(@ranges $t: Range, RangeFrom, RangeTo, RangeInclusive, RangeToInclusive);
+        single_items!($t, Range<$t>, RangeFrom<$t>, RangeTo<$t>, RangeInclusive<$t>,
+            RangeToInclusive<$t>);
+    )*};
+}
+
 integer_items!(usize, u32, u64, i32, i64, isize);
+single_items!(RangeFull, NewAxis, SliceItem);
 
 /// What `i` takes ([`Layout::i`], `Tensor::i`): the items of a multi-dim index, in order.
 ///
@@ -198,20 +153,6 @@ pub trait IndexArg {
     /// The items, in order.
     fn into_items(self) -> Self::Items;
 }
-
-macro_rules! single_items {
-    ($($t:ty),*) => {$(
-        impl IndexArg for $t {
-            type Items = [SliceItem; 1];
-            #[inline]
-            fn into_items(self) -> [SliceItem; 1] {
-                [self.into()]
-            }
-        }
-    )*};
-}
-
-single_items!(RangeFull, NewAxis, SliceItem);
 
 impl<const N: usize> IndexArg for [SliceItem; N] {
     type Items = [SliceItem; N];
@@ -241,6 +182,14 @@ impl IndexArg for Vec<SliceItem> {
     type Items = Vec<SliceItem>;
     #[inline]
     fn into_items(self) -> Vec<SliceItem> {
+        self
+    }
+}
+
+impl<'a> IndexArg for &'a Vec<SliceItem> {
+    type Items = &'a [SliceItem];
+    #[inline]
+    fn into_items(self) -> &'a [SliceItem] {
         self
     }
 }

@@ -208,6 +208,12 @@ fn one_index_is_one_layout_like_the_ops_it_stands_for() {
         .unsqueeze(1)
         .unwrap();
     assert_eq!(x.i(s![2..-4;-1, 1, NewAxis]).unwrap().layout(), &chained);
+    // Items built at run time: a slice, a Vec, or a reference to one.
+    let items = vec![SliceItem::from(1..), SliceItem::range_step(.., 2)];
+    let want = x.i(s![1.., ..;2]).unwrap();
+    assert_eq!(x.i(&items).unwrap().layout(), want.layout());
+    assert_eq!(x.i(&items[..]).unwrap().layout(), want.layout());
+    assert_eq!(x.i(items).unwrap().layout(), want.layout());
     // The three tensor types give the same view.
     let v = x.as_view().i(s![1.., ..;2, -1]).unwrap();
     assert_eq!(v.layout(), x.i(s![1.., ..;2, -1]).unwrap().layout());
