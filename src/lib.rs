@@ -51,7 +51,7 @@
 //! # Quick start
 //!
 //! ```
-//! use stridex::Tensor;
+//! use stridex::{Tensor, s};
 //!
 //! let a = Tensor::arange(0.0f32, 12.0, 1.0)?.view(&[3, 4])?;
 //! let t = a.t()?; // a view: shape [4, 3], strides [1, 4], same storage
@@ -63,8 +63,9 @@
 //! // ... and `reshape` copies instead.
 //! assert_eq!(t.reshape(&[12])?.to_vec()[..4], [0.0, 4.0, 8.0, 1.0]);
 //!
-//! // Views compose without copying: every 2nd column of the last two rows, reversed.
-//! let v = a.narrow(0, 1, 2)?.slice(1, -1, isize::MIN, -2)?;
+//! // Views compose without copying: every 2nd column of the last two rows, reversed
+//! // (Python's a[1:, ::-2]).
+//! let v = a.i(s![1.., ..;-2])?;
 //! assert_eq!(v.to_vec(), vec![7.0, 5.0, 11.0, 9.0]);
 //! assert!(v.shares_storage(&a));
 //! # Ok::<(), stridex::Error>(())
@@ -149,7 +150,10 @@
 //! |---|---|
 //! | `x.transpose(-2, -1)`, `x.sum(-1)`, `x.softmax(-1)` | `x.transpose(-2, -1)?`, `x.sum_dim(-1, false)?`, `x.softmax(-1)?` (any integer type, negative from the end: [`Dim`]) |
 //! | `x.view(-1, 4)`, `x.reshape(3, -1)` | `x.view(&[-1, 4])?`, `x.reshape(&[3, -1])?` ([`ShapeArg`]) |
-//! | `x[:, 1:3]`, `x[::-1]` | `x.narrow(1, 1, 2)?`, `x.slice(0, -1, isize::MIN, -1)?` or `x.flip(0)?` |
+//! | `x[1:3]`, `x[-2:]`, `x[:, 1:3]` | `x.slice(0, 1..3)?`, `x.slice(0, -2..)?`, `x.slice(1, 1..3)?` (any Rust range, Python's rules: [`SliceRange`]) |
+//! | `x[:, ::2]`, `x[::-1]`, `x[5:1:-1]` | `x.slice_step(1, .., 2)?`, `x.slice_step(0, .., -1)?` (or `x.flip(0)?`), `x.slice_step(0, 5..1, -1)?` |
+//! | `x[:, 1:3, 0]`, `x[0]`, `x[..., None]` (ndarray's `s![..]`) | `x.i(s![.., 1..3, 0])?` or `x.i((.., 1..3, 0))?`, `x.i(0)?`, `x.i(s![.., .., NewAxis])?` for 2 dims (one view: [`s!`], [`SliceItem`]) |
+//! | `x[1:, ::2, -1]`, `x.permute(-1, 0, 1)` | `x.i(s![1.., ..;2, -1])?`, `x.permute(&[-1, 0, 1])?` |
 //! | `x.sum()`, `x.mean()`, `x.max()`, `x.argmax(1)` | `x.sum()`, `x.mean()`, `x.max()?`, `x.argmax(1)?` |
 //! | `x + 1`, `2 * x`, `x / 3`, `a + b` | `&x + 1.0`, `2.0 * &x`, `&x / 3.0`, `(&a + &b)?` (shapes may not broadcast: a `Result`) |
 //! | `x.to(torch.float16)`, `a.dot(&b)` (ndarray) | `x.to_dtype::<half::f16>()`, `a.dot(&b)?` |
@@ -235,7 +239,9 @@ pub use element::{DType, Element};
 pub use error::{Error, Result};
 /// The `half` crate, whose `f16` and `bf16` are element types of the public API.
 pub use half;
-pub use layout::{Dim, Layout, MemoryFormat, ShapeArg, broadcast_shapes};
+pub use layout::{
+    Dim, IndexArg, Layout, MemoryFormat, NewAxis, ShapeArg, SliceItem, SliceRange, broadcast_shapes,
+};
 pub use operators::promote::Promote;
 pub use scalar::Numeric;
 pub use storage::Storage;

@@ -18,7 +18,8 @@
 //!
 //! Every dim argument is a `Dim` (any integer type; negative values count from the end,
 //! PyTorch's rule), resolved first; the `Layout` op then checks the range as before. Shapes
-//! for `view` are a `ShapeArg` (one `-1` may be inferred). `transpose` and `narrow` are
+//! for `view` are a `ShapeArg` (one `-1` may be inferred), ranges for `slice` a `SliceRange`
+//! (Python's slice rules), and the index of `i` an `IndexArg` (`s![..]`, a tuple, an item). `transpose` and `narrow` are
 //! always inlined: with the dim resolution in them LLVM stopped inlining `narrow`, and an
 //! owned `narrow` then `t` went from 1.08-1.22x to 1.31-1.49x ndarray's `ArcArray`.
 //!
@@ -149,8 +150,8 @@ macro_rules! layout_accessors {
 }
 
 /// The view ops every strided type has (none can make two indices address one element):
-/// `view`, `transpose`, `t`, `permute`, `narrow`, `slice`, `select`, `squeeze`, `unsqueeze`,
-/// `flip`, `diagonal`, `diagonal_with`. `recv` is the receiver (`&self` or `self`) followed
+/// `view`, `transpose`, `t`, `permute`, `narrow`, `slice`, `slice_step`, `i`, `select`,
+/// `squeeze`, `unsqueeze`, `flip`, `diagonal`, `diagonal_with`. `recv` is the receiver (`&self` or `self`) followed
 /// by the `self` token the bodies use; `out` the result type.
 macro_rules! view_ops {
     (recv: [$($recv:tt)*] $s:ident, out: $Out:ty, make: $make:literal, mut: $mut:literal) => {
@@ -221,16 +222,30 @@ macro_rules! view_ops {
         /// Reorders the dims: dim `i` of the result is dim `dims[i]`
         /// ([`Layout::permute`](crate::Layout::permute)).
         ///
+        /// Dims may count from the end (`-1` is the last; [`Dim`](crate::Dim)).
+        ///
         /// # Errors
-        /// [`Error::NotAPermutation`](crate::Error::NotAPermutation).
+        /// [`Error::NegativeDimOutOfRange`](crate::Error::NegativeDimOutOfRange),
+        /// [`Error::NotAPermutation`](crate::Error::NotAPermutation) (naming the dims after
+        /// negative ones are counted from the end).
         ///
         /// ```
         #[doc = concat!("let ", $mut, "a = stridex::Tensor::<f32>::zeros(&[2, 3, 4])?;")]
         #[doc = concat!("assert_eq!(", $make, ".permute(&[1, 2, 0])?.shape(), &[3, 4, 2]);")]
+        #[doc = concat!("assert_eq!(", $make, ".permute(&[-1, 0, 1])?.shape(), &[4, 2, 3]);")]
+        #[doc = concat!("assert!(", $make, ".permute(&[-1, 2, 0]).is_err()); // dim 2 twice")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
-        pub fn permute($($recv)*, dims: &[usize]) -> $crate::error::Result<$Out> {
-            let l = $s.layout.permute(dims)?;
+        pub fn permute(
+            $($recv)*,
+            dims: &[impl $crate::layout::Dim],
+        ) -> $crate::error::Result<$Out> {
+            let n = $s.layout.ndim();
+            let dims = dims
+                .iter()
+                .map(|&d| d.index("permute", n))
+                .collect::<$crate::error::Result<$crate::layout::Dims<usize>>>()?;
+            let l = $s.layout.permute(&dims)?;
             Ok($s.view_rewrap(l))
         }
 
@@ -260,29 +275,90 @@ macro_rules! view_ops {
             $s.view_edit(|l| l.narrow_in_place(dim, start, len))
         }
 
-        /// NumPy slice `start:end:step` of `dim`: negative `start`/`end` count from the end,
-        /// out-of-range bounds are clamped, a negative `step` walks backwards
-        /// ([`Layout::slice`](crate::Layout::slice)).
+        /// The indices of `dim` in `range`, Python's `x[a:b]` along one dim: any Rust range
+        /// (`1..3`, `-2..`, `..=4`, `..`; [`SliceRange`](crate::SliceRange)), negative bounds
+        /// counting from the end and bounds past either end clamped, as in Python.
+        ///
+        /// Dims may count from the end (`-1` is the last; [`Dim`](crate::Dim)).
         ///
         /// # Errors
         /// [`Error::DimOutOfRange`](crate::Error::DimOutOfRange),
-        /// [`Error::ZeroStep`](crate::Error::ZeroStep), [`Error::Overflow`](crate::Error::Overflow).
+        /// [`Error::NegativeDimOutOfRange`](crate::Error::NegativeDimOutOfRange).
         ///
         /// ```
-        #[doc = concat!("let ", $mut, "a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[6])?;")]
-        #[doc = concat!("assert_eq!(", $make, ".slice(0, 1, 6, 2)?.to_vec(), vec![1, 3, 5]);")]
-        #[doc = concat!("assert_eq!(", $make, ".slice(0, -1, isize::MIN, -3)?.to_vec(), vec![5, 2]);")]
+        #[doc = concat!("let ", $mut, "a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;")]
+        #[doc = concat!("assert_eq!(", $make, ".slice(1, 1..)?.to_vec(), vec![1, 2, 4, 5]);")]
+        #[doc = concat!("assert_eq!(", $make, ".slice(-1, -2..=-2)?.to_vec(), vec![1, 4]);")]
+        #[doc = concat!("assert_eq!(", $make, ".slice(0, 1..100)?.shape(), &[1, 3]); // clamped")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
         pub fn slice(
             $($recv)*,
             dim: impl $crate::layout::Dim,
-            start: isize,
-            end: isize,
-            step: isize,
+            range: impl $crate::layout::SliceRange,
         ) -> $crate::error::Result<$Out> {
             let dim = dim.index("slice", $s.layout.ndim())?;
-            let l = $s.layout.slice(dim, start, end, step)?;
+            let l = $s.layout.slice_step(dim, range, 1).map_err(|e| e.named("slice"))?;
+            Ok($s.view_rewrap(l))
+        }
+
+        /// Every `step`-th index of `dim` in `range`, Python's `x[a:b:step]` along one dim
+        /// ([`Layout::slice_step`](crate::Layout::slice_step)): a negative `step` walks
+        /// backwards from the range's start, so `slice_step(0, .., -1)` reverses dim 0 and
+        /// Python's `x[5:1:-1]` is `slice_step(0, 5..1, -1)`.
+        ///
+        /// # Errors
+        /// [`Error::DimOutOfRange`](crate::Error::DimOutOfRange),
+        /// [`Error::NegativeDimOutOfRange`](crate::Error::NegativeDimOutOfRange),
+        /// [`Error::ZeroStep`](crate::Error::ZeroStep).
+        ///
+        /// ```
+        #[doc = concat!("let ", $mut, "a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[6])?;")]
+        #[doc = concat!("assert_eq!(", $make, ".slice_step(0, 1.., 2)?.to_vec(), vec![1, 3, 5]);")]
+        #[doc = concat!("assert_eq!(", $make, ".slice_step(0, .., -1)?.to_vec(), vec![5, 4, 3, 2, 1, 0]);")]
+        #[doc = concat!("assert_eq!(", $make, ".slice_step(0, 5..1, -2)?.to_vec(), vec![5, 3]);")]
+        #[doc = concat!("assert!(", $make, ".slice_step(0, .., 0).is_err());")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        pub fn slice_step(
+            $($recv)*,
+            dim: impl $crate::layout::Dim,
+            range: impl $crate::layout::SliceRange,
+            step: isize,
+        ) -> $crate::error::Result<$Out> {
+            let dim = dim.index("slice_step", $s.layout.ndim())?;
+            let l = $s.layout.slice_step(dim, range, step)?;
+            Ok($s.view_rewrap(l))
+        }
+
+        /// A multi-dim index, PyTorch's `x[1:3, ::2, 0, None]`
+        /// ([`Layout::i`](crate::Layout::i)): an [`s!`](crate::s) (`x.i(s![1..3, ..;2, 0,
+        /// NewAxis])?`), a tuple of up to 6 items (`x.i((.., 1..3))?`) or one item
+        /// (`x.i(0)?`). Ranges slice their dim, integers select an index and drop the dim,
+        /// [`NewAxis`](crate::NewAxis) inserts a size-1 dim; dims after the last item are kept
+        /// whole. One view, whatever the number of items.
+        ///
+        /// # Errors
+        /// [`Error::IndexItem`](crate::Error::IndexItem) naming `i`, the item, its dim and
+        /// the shape.
+        ///
+        /// ```
+        /// use stridex::{NewAxis, s};
+        #[doc = concat!("let ", $mut, "a = stridex::Tensor::from_vec((0..12).collect::<Vec<i32>>(), &[3, 4])?;")]
+        #[doc = concat!("assert_eq!(", $make, ".i(s![1.., ..;2])?.to_vec(), vec![4, 6, 8, 10]);")]
+        #[doc = concat!("assert_eq!(", $make, ".i((-1, 1..3))?.to_vec(), vec![9, 10]);")]
+        #[doc = concat!("assert_eq!(", $make, ".i(s![.., NewAxis, -1])?.shape(), &[3, 1]);")]
+        #[doc = concat!("assert_eq!(", $make, ".i(0)?.shape(), &[4]);")]
+        #[doc = concat!("assert!(", $make, ".i((3, 0)).is_err());")]
+        /// # Ok::<(), stridex::Error>(())
+        /// ```
+        #[doc(alias = "index")]
+        #[doc(alias = "getitem")]
+        pub fn i(
+            $($recv)*,
+            index: impl $crate::layout::IndexArg,
+        ) -> $crate::error::Result<$Out> {
+            let l = $s.layout.i(index)?;
             Ok($s.view_rewrap(l))
         }
 

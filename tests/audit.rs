@@ -176,14 +176,11 @@ fn apply(t: &Tensor<f32>, op: u8, a: usize, b: usize) -> Option<Tensor<f32>> {
     match op % 10 {
         0 => t.transpose(a % n, b % n).ok(),
         1 => t.narrow(a % n, 0, b % 3).ok(),
-        2 => t
-            .slice(
-                a % n,
-                b as isize % 4 - 2,
-                isize::MAX,
-                if b % 2 == 0 { 2 } else { -1 },
-            )
-            .ok(),
+        2 => {
+            let step = if b % 2 == 0 { 2 } else { -1 };
+            t.slice_step(a % n, (b as isize % 4 - 2)..isize::MAX, step)
+                .ok()
+        }
         3 => t.flip(a % n).ok(),
         4 => t.unsqueeze(a % (t.ndim() + 1)).ok(),
         5 => t.squeeze(a % n).ok(),

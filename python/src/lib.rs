@@ -177,7 +177,7 @@ impl PyTensor {
     ) -> PyResult<PyTensor> {
         let start = start.unwrap_or(if step > 0 { 0 } else { -1 });
         let stop = stop.unwrap_or(if step > 0 { isize::MAX } else { isize::MIN });
-        view!(self, t => t.slice(dim, start, stop, step))
+        view!(self, t => t.slice_step(dim, start..stop, step))
     }
 
     /// Index `index` of dim `dim`, which is removed.

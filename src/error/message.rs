@@ -253,6 +253,16 @@ impl fmt::Display for Error {
                 Dims(strides)
             ),
             Error::IndexOutOfBounds {
+                op: "i",
+                dim,
+                index,
+                size,
+            } => write!(
+                f,
+                "i: index {index} is out of range for dim {dim} of size {size}; indices must \
+                 be in -{size}..{size} (negative ones count from the end)"
+            ),
+            Error::IndexOutOfBounds {
                 op,
                 dim,
                 index,
@@ -420,6 +430,24 @@ impl fmt::Display for Error {
                 Dims(shape),
                 holders.saturating_sub(1)
             ),
+            Error::IndexItem {
+                op,
+                item,
+                dim,
+                shape,
+                cause,
+            } => {
+                write!(f, "{op}: item {item} of the index ")?;
+                if *dim < shape.len() {
+                    write!(f, "(dim {dim} of shape {})", Dims(shape))?;
+                } else {
+                    write!(f, "(no dim left in shape {})", Dims(shape))?;
+                }
+                // The cause names the same op: say it once.
+                let text = cause.to_string();
+                let short = text.strip_prefix(op).and_then(|c| c.strip_prefix(": "));
+                write!(f, ": {}", short.unwrap_or(&text))
+            }
         }
     }
 }
@@ -462,6 +490,9 @@ fn fmt_rank(
             "; the index tensor needs as many dims as the input".to_string()
         }
         (_, "source dims") => "; the source needs as many dims as the input".to_string(),
+        (_, "indexed dims") => "; ranges and integers take one dim each (NewAxis none), and \
+                                dims after the last item are kept whole"
+            .to_string(),
         (_, "index dims") => "; flatten the index first (reshape it to one dim)".to_string(),
         _ if bound.is_empty() => format!("; give one {one} per dim"),
         _ => String::new(),

@@ -228,7 +228,8 @@ pub enum Error {
         strides: Vec<isize>,
     },
     /// An index read from an index tensor (`index_select`, `gather`, `scatter`, `take`, ...) is
-    /// negative or not below the size of the dim it indexes.
+    /// negative or not below the size of the dim it indexes; or an integer item of a
+    /// multi-dim index (`i`, the cause of an [`Error::IndexItem`]) is outside `-size..size`.
     IndexOutOfBounds {
         /// The operation.
         op: &'static str,
@@ -409,6 +410,23 @@ pub enum Error {
         /// How many tensors (including this view) hold the storage.
         holders: usize,
     },
+    /// An item of a multi-dim index (`i`, [`s!`](crate::s)) that does not fit the layout:
+    /// `cause` says how ([`Error::ZeroStep`], [`Error::IndexOutOfBounds`],
+    /// [`Error::RankMismatch`] for more items than dims, [`Error::Overflow`]), and is this
+    /// error's [`source`](std::error::Error::source).
+    IndexItem {
+        /// The operation (`"i"`).
+        op: &'static str,
+        /// The position of the item in the index, from 0 ([`NewAxis`](crate::NewAxis)
+        /// items included).
+        item: usize,
+        /// The dim it applies to (the number of dims when none is left).
+        dim: usize,
+        /// The shape indexed.
+        shape: Vec<usize>,
+        /// What is wrong with the item.
+        cause: Box<Error>,
+    },
 }
 
 impl Error {
@@ -446,7 +464,8 @@ impl Error {
             | Error::Io { op, .. }
             | Error::DTypeMismatch { op, .. }
             | Error::NegativeDimOutOfRange { op, .. }
-            | Error::WriteToSharedView { op, .. } => *op = name,
+            | Error::WriteToSharedView { op, .. }
+            | Error::IndexItem { op, .. } => *op = name,
             _ => {}
         }
         self
@@ -488,4 +507,11 @@ pub(crate) fn checked_bytes(
         })
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::IndexItem { cause, .. } => Some(&**cause),
+            _ => None,
+        }
+    }
+}

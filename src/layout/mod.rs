@@ -47,9 +47,11 @@ mod dim;
 mod dims;
 mod explain;
 mod format;
+mod index;
 mod infer;
 mod overlap;
 mod shape_strides;
+mod slice_range;
 mod split;
 mod view;
 mod view_ops;
@@ -58,7 +60,9 @@ pub use broadcast::broadcast_shapes;
 pub use coalesce::coalesce_joint;
 pub use dim::Dim;
 pub use format::MemoryFormat;
+pub use index::{IndexArg, NewAxis, SliceItem};
 pub use infer::{ShapeArg, infer_shape};
+pub use slice_range::SliceRange;
 
 use crate::error::{Error, Result};
 pub(crate) use dims::Dims;
@@ -457,9 +461,12 @@ impl Layout {
                     size: d,
                 });
             }
-            // In range by invariant 3: every partial sum lies between two addressed offsets
-            // (the partial sums are themselves addressed offsets).
-            off += i as isize * s;
+            // In range by invariant 3 once every index is: every partial sum lies between two
+            // addressed offsets (the partial sums are themselves addressed offsets). An empty
+            // layout's strides are unconstrained (invariant 4), so before a later index is
+            // found out of range (a size-0 dim) the sum may leave `isize`: wrap, as the
+            // result is then an error anyway.
+            off = off.wrapping_add((i as isize).wrapping_mul(s));
         }
         Ok(off as usize)
     }
@@ -677,6 +684,12 @@ mod tests {
                 size: 3,
                 ..
             })
+        ));
+        // An empty layout with a huge stride: an error, not an overflow, whatever the order.
+        let e = Layout::new(&[2, 0], &[isize::MAX, 1], 5).unwrap();
+        assert!(matches!(
+            e.offset_of(&[1, 0]),
+            Err(Error::IndexOutOfRange { dim: 1, .. })
         ));
     }
 }

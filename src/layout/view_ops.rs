@@ -10,13 +10,55 @@ use crate::error::{Error, Result};
 /// (invariant 3) and always shifts; only an empty result can fall outside, and it keeps
 /// `offset`, since it addresses nothing. (So no caller has to look for a size-0 dim first.)
 #[inline]
-fn shifted(offset: usize, delta: i128) -> usize {
+pub(super) fn shifted(offset: usize, delta: i128) -> usize {
     let moved = offset as i128 + delta;
     if (0..=isize::MAX as i128).contains(&moved) {
         moved as usize
     } else {
         offset
     }
+}
+
+/// NumPy's `start:end:step` (`step != 0`) of a dim of `size` elements and `stride`: the first
+/// index (clamped, so possibly `size` or `-1` for an empty result), the length and the new
+/// stride, `stride * step`; `None` if that overflows with more than one element (with at most
+/// one element the stride is never read, and `stride` is kept).
+pub(super) fn slice_dim(
+    size: usize,
+    stride: isize,
+    start: isize,
+    end: isize,
+    step: isize,
+) -> Option<(isize, usize, isize)> {
+    // size <= isize::MAX by invariant 2.
+    let n = size as isize;
+    let (first, len) = if step > 0 {
+        let clamp = |i: isize| if i < 0 { (i + n).max(0) } else { i.min(n) };
+        let (s, e) = (clamp(start), clamp(end));
+        (
+            s,
+            if e > s {
+                ((e - s - 1) / step) as usize + 1
+            } else {
+                0
+            },
+        )
+    } else {
+        let clamp = |i: isize| if i < 0 { (i + n).max(-1) } else { i.min(n - 1) };
+        let (s, e) = (clamp(start), clamp(end));
+        let len = if s > e {
+            (s - e - 1).unsigned_abs() / step.unsigned_abs() + 1
+        } else {
+            0
+        };
+        (s, len)
+    };
+    let new_stride = match stride.checked_mul(step) {
+        Some(s) => s,
+        None if len <= 1 => stride,
+        None => return None,
+    };
+    Some((first, len, new_stride))
 }
 
 impl Layout {
@@ -184,40 +226,14 @@ impl Layout {
         if step == 0 {
             return Err(Error::ZeroStep { op: "slice", dim });
         }
-        // size <= isize::MAX by invariant 2.
-        let n = self.shape()[dim] as isize;
-        let (first, len) = if step > 0 {
-            let clamp = |i: isize| if i < 0 { (i + n).max(0) } else { i.min(n) };
-            let (s, e) = (clamp(start), clamp(end));
-            (
-                s,
-                if e > s {
-                    ((e - s - 1) / step) as usize + 1
-                } else {
-                    0
-                },
-            )
-        } else {
-            let clamp = |i: isize| if i < 0 { (i + n).max(-1) } else { i.min(n - 1) };
-            let (s, e) = (clamp(start), clamp(end));
-            let len = if s > e {
-                (s - e - 1).unsigned_abs() / step.unsigned_abs() + 1
-            } else {
-                0
-            };
-            (s, len)
-        };
         let stride = self.strides()[dim];
-        let new_stride = match stride.checked_mul(step) {
-            Some(s) => s,
-            None if len <= 1 => stride,
-            None => {
-                return Err(Error::Overflow {
-                    op: "slice",
-                    shape: self.shape().to_vec(),
-                    strides: self.strides().to_vec(),
-                });
-            }
+        let Some((first, len, new_stride)) = slice_dim(self.shape()[dim], stride, start, end, step)
+        else {
+            return Err(Error::Overflow {
+                op: "slice",
+                shape: self.shape().to_vec(),
+                strides: self.strides().to_vec(),
+            });
         };
         let mut shape = Dims::from(self.shape());
         let mut strides = Dims::from(self.strides());

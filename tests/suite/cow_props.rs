@@ -302,12 +302,13 @@ fn copy_on_write_of_a_transpose_stays_transposed() {
 }
 
 #[test]
+#[allow(clippy::reversed_empty_ranges)] // Python's 3:-5:-2, a backward walk
 fn a_sole_holder_is_never_copied() {
     let base = Tensor::from_vec((0..24).collect::<Vec<i64>>(), &[2, 3, 4]).unwrap();
     let mut v = base
         .permute(&[2, 0, 1])
         .unwrap()
-        .slice(0, 3, -5, -2)
+        .slice_step(0, 3..-5, -2)
         .unwrap();
     drop(base);
     let ptr = v.storage().as_ptr();
@@ -476,7 +477,7 @@ fn large_add_assign_of_a_transposed_operand() {
     // map_inplace and fill on a large strided view.
     let mut x = Tensor::from_vec(dv.clone(), &[rows, cols]).unwrap();
     {
-        let v = x.view_mut().unwrap().slice(1, 1, 700, 3).unwrap();
+        let v = x.view_mut().unwrap().slice_step(1, 1..700, 3).unwrap();
         let (mut a, b) = v.split_at(0, 150).unwrap();
         std::thread::scope(|s| {
             s.spawn(|| a.map_inplace(|y| y * 2.0 + 1.0).unwrap());

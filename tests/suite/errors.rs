@@ -32,7 +32,10 @@ fn dims_indices_and_ranges() {
         a.narrow(0, 2, 2).unwrap_err(),
         &["narrow", "start 2", "length 2", "size 3"],
     );
-    says(a.slice(0, 0, 3, 0).unwrap_err(), &["slice", "step", "zero"]);
+    says(
+        a.slice_step(0, 0..3, 0).unwrap_err(),
+        &["slice", "step", "zero"],
+    );
     says(
         a.unfold(1, 5, 1).unwrap_err(),
         &["unfold", "window size 5", "size 4"],

@@ -40,6 +40,7 @@ mod ops_props;
 mod overlap_props;
 mod regressions;
 mod robustness;
+mod slicing;
 mod stats_props;
 mod tensor_props;
 mod writes_props;

@@ -101,9 +101,9 @@ fn make<T: El>(batch: &[usize], r: usize, c: usize, v: View, seed: u64) -> Tenso
             .narrow(nb + 1, 2, c)
             .unwrap(),
         View::Stepped => fresh(2 * r + 1, 3 * c + 1)
-            .slice(nb, 1, (2 * r + 1) as isize, 2)
+            .slice_step(nb, 1..(2 * r + 1) as isize, 2)
             .unwrap()
-            .slice(nb + 1, 0, (3 * c) as isize, 3)
+            .slice_step(nb + 1, 0..(3 * c) as isize, 3)
             .unwrap(),
         View::Flipped => fresh(r, c).flip(nb).unwrap().flip(nb + 1).unwrap(),
         View::ExpandedRows => fresh(1, c).expand(&shape(r, c)).unwrap(),
@@ -230,7 +230,7 @@ proptest! {
     ) {
         // A 1-dim operand, possibly stepped and flipped.
         let base = Tensor::from_vec(values::<f32>(k * step + 1, seed), &[k * step + 1]).unwrap();
-        let mut v = base.slice(0, 0, (k * step) as isize, step as isize).unwrap();
+        let mut v = base.slice_step(0, 0..(k * step) as isize, step as isize).unwrap();
         if flip {
             v = v.flip(0).unwrap();
         }
@@ -283,8 +283,8 @@ proptest! {
             0 => big.narrow(0, 1, m).unwrap().narrow(1, 0, n).unwrap(),
             1 => big.narrow(0, 0, n).unwrap().narrow(1, 1, m).unwrap().t().unwrap(),
             2 => big
-                .slice(0, 1, (2 * m) as isize, 2).unwrap()
-                .slice(1, 0, (2 * n) as isize, 2).unwrap(),
+                .slice_step(0, 1..(2 * m) as isize, 2).unwrap()
+                .slice_step(1, 0..(2 * n) as isize, 2).unwrap(),
             _ => big.narrow(0, 0, m).unwrap().narrow(1, 0, n).unwrap().flip(0).unwrap(),
         };
         drop(big);
@@ -423,7 +423,7 @@ fn strided_operands_are_never_copied() {
     let a = Tensor::<f32>::zeros(&[40, 30]).unwrap();
     let b = Tensor::<f32>::zeros(&[3, 40, 20]).unwrap();
     let (out, report) = stridex::audit::record(|| {
-        let x = a.t()?.flip(0)?.slice(1, 0, 40, 2)?; // [30, 20], every stride unusual
+        let x = a.t()?.flip(0)?.slice_step(1, 0..40, 2)?; // [30, 20], every stride unusual
         let y = b.transpose(1, 2)?.narrow(1, 0, 10)?.transpose(1, 2)?; // [3, 40, 10]
         x.t()?
             .unsqueeze(0)?

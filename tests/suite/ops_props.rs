@@ -64,7 +64,9 @@ fn build<T: stridex::Element>(spec: &ViewSpec, value: impl Fn(usize) -> T) -> Te
         let size = if spec.expand[d] { 1 } else { spec.shape[d] };
         let start = spec.pads[d] as isize;
         let end = start + (size as isize - 1) * step as isize + 1;
-        v = v.slice(d, start, end.max(start), step as isize).unwrap();
+        v = v
+            .slice_step(d, start..end.max(start), step as isize)
+            .unwrap();
         if flip {
             v = v.flip(d).unwrap();
         }

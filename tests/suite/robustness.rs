@@ -91,7 +91,7 @@ fn build(base: &[usize], ops: &[ViewOp]) -> Tensor<f32> {
             ViewOp::Transpose(a, b) => t.transpose(*a, *b),
             ViewOp::Flip(d) => t.flip(*d),
             ViewOp::Narrow(d, s, l) => t.narrow(*d, *s, *l),
-            ViewOp::Slice(d, a, b, s) => t.slice(*d, *a, *b, *s),
+            ViewOp::Slice(d, a, b, s) => t.slice_step(*d, *a..*b, *s),
             ViewOp::Unsqueeze(d) => t.unsqueeze(*d),
             ViewOp::Expand(s) => t.expand(s),
             ViewOp::Select(d, i) => t.select(*d, *i),

@@ -391,6 +391,7 @@ proptest! {
 // ---------------------------------------------------------------------------------------------
 
 #[test]
+#[allow(clippy::reversed_empty_ranges)] // Python's 5:-5:-1, a backward walk
 fn empty_tensors() {
     for shape in [&[0][..], &[2, 0, 3], &[0, 0], &[1, 0]] {
         let t = Tensor::<f32>::zeros(shape).unwrap();
@@ -420,7 +421,7 @@ fn empty_tensors() {
     assert_eq!(t.transpose(0, 2).unwrap().to_vec(), Vec::<u8>::new());
     assert_eq!(t.select(2, 1).unwrap().shape(), &[2, 0]);
     assert_eq!(t.narrow(0, 2, 0).unwrap().shape(), &[0, 0, 3]);
-    assert_eq!(t.slice(2, 5, -5, -1).unwrap().shape(), &[2, 0, 3]);
+    assert_eq!(t.slice_step(2, 5..-5, -1).unwrap().shape(), &[2, 0, 3]);
     assert_eq!(t.unfold(1, 0, 1).unwrap().shape(), &[2, 1, 3, 0]);
     assert_eq!(t.diagonal_with(0, 0, 2).unwrap().shape(), &[0, 2]);
     assert_eq!(t.expand(&[4, 2, 0, 3]).unwrap().numel(), 0);
@@ -430,7 +431,7 @@ fn empty_tensors() {
     let e = base.as_strided(&[0, 4], &[100, -100], 50).unwrap();
     assert_eq!((e.numel(), e.to_vec()), (0, vec![]));
     assert_eq!(e.contiguous().numel(), 0);
-    assert!(base.slice(0, 3, 10, 1).unwrap().to_vec().is_empty());
+    assert!(base.slice(0, 3..10).unwrap().to_vec().is_empty());
     // Empty copies of non-empty tensors.
     let s = base.narrow(0, 1, 0).unwrap();
     assert_eq!(s.shape(), &[0]);
@@ -454,7 +455,7 @@ fn zero_dim_tensors() {
     assert_eq!(t.iter().collect::<Vec<_>>(), vec![7.5]);
     assert!(t.is_contiguous() && t.contiguous().shares_storage(&t));
     assert_eq!(t.t().unwrap().shape(), &[] as &[usize]);
-    assert!(t.permute(&[]).is_ok());
+    assert!(t.permute(&[0usize; 0]).is_ok());
     assert!(t.transpose(0, 0).is_err() && t.flip(0).is_err() && t.select(0, 0).is_err());
     assert!(t.squeeze(0).is_err() && t.diagonal().is_err());
     let u = t.unsqueeze(0).unwrap();
@@ -511,7 +512,7 @@ fn size_one_dims() {
     assert_eq!(a.select(1, 0).unwrap().to_vec(), a.to_vec());
     assert!(a.select(1, 1).is_err());
     assert_eq!(a.flip(1).unwrap().to_vec(), a.to_vec());
-    assert_eq!(a.slice(1, -1, isize::MIN, -1).unwrap().to_vec(), a.to_vec());
+    assert_eq!(a.slice_step(1, .., -1).unwrap().to_vec(), a.to_vec());
     assert_eq!(a.unfold(1, 1, 5).unwrap().shape(), &[2, 1, 3, 1]);
     // Coalescing drops size-1 dims.
     assert_eq!(a.layout().coalesced().shape(), &[6]);

@@ -804,7 +804,7 @@ pub fn apply_tensor<T: Element>(t: &Tensor<T>, op: &Op) -> Result<Tensor<T>, Err
         Op::T => t.t(),
         Op::Permute(p) => t.permute(p),
         Op::Narrow(d, s, n) => t.narrow(*d, *s, *n),
-        Op::Slice(d, s, e, st) => t.slice(*d, *s, *e, *st),
+        Op::Slice(d, s, e, st) => t.slice_step(*d, *s..*e, *st),
         Op::Select(d, i) => t.select(*d, *i),
         Op::Squeeze(d) => t.squeeze(*d),
         Op::SqueezeAll => {

@@ -130,11 +130,7 @@ fn apply<T: Element>(t: &Tensor<T>, kind: u8, a: usize, b: usize) -> Option<Tens
         }
         4 => {
             let step = [2isize, -1, -2, 3][b % 4];
-            if step > 0 {
-                t.slice(d, 0, isize::MAX, step).ok()
-            } else {
-                t.slice(d, -1, isize::MIN, step).ok()
-            }
+            t.slice_step(d, .., step).ok()
         }
         5 if nd > 1 && size > 0 => t.select(d, b % size).ok(),
         _ => None,

@@ -392,7 +392,7 @@ pub fn apply_mut<'a, T: Element>(
         Op::T => v.t(),
         Op::Permute(p) => v.permute(p),
         Op::Narrow(d, s, n) => v.narrow(*d, *s, *n),
-        Op::Slice(d, s, e, st) => v.slice(*d, *s, *e, *st),
+        Op::Slice(d, s, e, st) => v.slice_step(*d, *s..*e, *st),
         Op::Select(d, i) => v.select(*d, *i),
         Op::Squeeze(d) => v.squeeze(*d),
         Op::Unsqueeze(d) => v.unsqueeze(*d),
