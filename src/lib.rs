@@ -235,6 +235,7 @@ pub use error::{Error, Result};
 /// The `half` crate, whose `f16` and `bf16` are element types of the public API.
 pub use half;
 pub use layout::{Dim, Layout, MemoryFormat, ShapeArg, broadcast_shapes};
+pub use scalar::IntElement;
 pub use scalar::Numeric;
 pub use storage::Storage;
 pub use tensor::{AsTensor, Iter, Norm, NormOrder, Tensor};

@@ -15,6 +15,15 @@
 //! - **Sums and products of `f16`/`bf16` accumulate in `f32`** and round once at the end;
 //!   `f32` and `f64` accumulate in their own type (with pairwise summation, see the reduction
 //!   kernels); integers accumulate in their own type, wrapping.
+//!
+//! # Masks and indices
+//!
+//! Masks (`masked_fill`, `masked_select`, `where_cond`) and index tensors (`index_select`,
+//! `gather`, `scatter`, `take` ...) may hold any integer type, [`IntElement`]. There is no
+//! `Tensor<bool>`: every element type is plain old data, every bit pattern a value, and a byte
+//! holding 2 read as a `bool` would be undefined behaviour; masks are `u8` 0/1 by default
+//! (what comparisons return), [`Tensor::from_bools`](crate::Tensor::from_bools) builds one
+//! from `bool`s.
 
 use std::fmt::Debug;
 
@@ -264,6 +273,66 @@ macro_rules! int_numeric {
 int_numeric!(signed: i8, i16, i32, i64);
 int_numeric!(unsigned: u8, u16, u32, u64);
 
+/// An integer element type (`i8`..`i64`, `u8`..`u64`): what masks and index tensors hold.
+/// Sealed like [`Element`]. See the [module docs](self#masks-and-indices).
+///
+/// As a mask, an element is true when it is non-zero. As an index, its value must lie in
+/// `0..size`: a negative index, or one not below the size it indexes, is
+/// [`Error::IndexOutOfBounds`](crate::Error::IndexOutOfBounds), and a `u64` past `i64::MAX`
+/// (which no `i64` can name) [`Error::IndexTooLarge`](crate::Error::IndexTooLarge).
+///
+/// ```
+/// use stridex::Tensor;
+/// let a = Tensor::from_vec(vec![10, 20, 30], &[3])?;
+/// let idx = Tensor::from_vec(vec![2u8, 0], &[2])?; // u8 indices
+/// assert_eq!(a.index_select(0, &idx)?.to_vec(), vec![30, 10]);
+/// let mask = Tensor::from_vec(vec![0i32, 5, 0], &[3])?; // an i32 mask: non-zero is true
+/// assert_eq!(a.masked_select(&mask)?.to_vec(), vec![20]);
+/// # Ok::<(), stridex::Error>(())
+/// ```
+pub trait IntElement: Numeric {
+    /// The value as an index into a dim of `size`: `Some` if `0 <= self < size`.
+    ///
+    /// ```
+    /// use stridex::IntElement;
+    /// assert_eq!(2i8.checked_index(3), Some(2));
+    /// assert_eq!((-1i64).checked_index(3), None); // negative indices are not wrapped
+    /// assert_eq!(3u16.checked_index(3), None);
+    /// assert_eq!(u64::MAX.checked_index(usize::MAX), None);
+    /// ```
+    fn checked_index(self, size: usize) -> Option<usize>;
+
+    /// The value, exactly, as an `i128` (for comparisons and messages).
+    ///
+    /// ```
+    /// use stridex::IntElement;
+    /// assert_eq!(u64::MAX.to_wide(), 18_446_744_073_709_551_615);
+    /// assert_eq!((-3i16).to_wide(), -3);
+    /// ```
+    fn to_wide(self) -> i128;
+}
+
+macro_rules! int_element {
+    ($($t:ty),*) => {$(
+        impl IntElement for $t {
+            #[inline(always)]
+            fn checked_index(self, size: usize) -> Option<usize> {
+                // One unsigned compare, as the i64 path always made: a negative value
+                // sign-extends to at least 2^63, and the bound is capped at 2^63 (no size
+                // reaches it: sizes fit in isize), so negatives fail whatever `size` is.
+                let u = self as i64 as u64;
+                (u < (size as u64).min(1 << 63)).then_some(u as usize)
+            }
+            #[inline(always)]
+            fn to_wide(self) -> i128 {
+                self as i128
+            }
+        }
+    )*};
+}
+
+int_element!(i8, i16, i32, i64, u8, u16, u32, u64);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -281,6 +350,42 @@ mod tests {
         assert_eq!(i16::acc_mean(7, 2), 3);
         assert_eq!(i8::acc_mean(7, 1000), 0);
         assert_eq!(u8::acc_mean(7, 0), 0);
+    }
+
+    #[test]
+    fn integer_indices_check_their_range_without_wrapping() {
+        fn check<I: IntElement + TryFrom<i64>>(size: usize) {
+            let of = |v: i64| I::try_from(v).ok();
+            assert_eq!(of(0).unwrap().checked_index(size), (size > 0).then_some(0));
+            if let (Some(last), true) = (of(size as i64 - 1), size > 0) {
+                assert_eq!(last.checked_index(size), Some(size - 1));
+            }
+            if let Some(past) = of(size as i64) {
+                assert_eq!(past.checked_index(size), None);
+            }
+            if let Some(neg) = of(-1) {
+                assert_eq!(neg.checked_index(size), None);
+                assert_eq!(neg.checked_index(usize::MAX), None);
+                assert_eq!(neg.to_wide(), -1);
+            }
+        }
+        for size in [0, 1, 100, 127, 255] {
+            check::<i8>(size);
+            check::<i16>(size);
+            check::<i32>(size);
+            check::<i64>(size);
+            check::<u8>(size);
+            check::<u16>(size);
+            check::<u32>(size);
+            check::<u64>(size);
+        }
+        assert_eq!(i64::MIN.checked_index(usize::MAX), None);
+        assert_eq!((1u64 << 63).checked_index(usize::MAX), None);
+        assert_eq!(
+            ((1u64 << 63) - 1).checked_index(usize::MAX),
+            Some((1 << 63) - 1)
+        );
+        assert_eq!(u64::MAX.to_wide(), u64::MAX as i128);
     }
 
     #[test]

@@ -426,6 +426,16 @@ impl fmt::Display for Error {
                     )
                 }
             }
+            Error::IndexTooLarge {
+                op,
+                dim,
+                index,
+                size,
+            } => write!(
+                f,
+                "{op}: index {index} is out of range for dim {dim} of size {size} (it exceeds \
+                 isize::MAX, so no dim can be that large); indices must be in 0..{size}"
+            ),
             Error::WriteToSharedView { op, shape, holders } => write!(
                 f,
                 "{op}: this tensor (shape {}) is a view that shares its storage with {} other \

@@ -410,6 +410,19 @@ pub enum Error {
         /// The number of dims of the tensor.
         ndim: usize,
     },
+    /// An index read from a `u64` index tensor is greater than `i64::MAX` (so greater than
+    /// `isize::MAX`, beyond any size): out of range for every dim. Smaller out-of-range
+    /// indices are [`Error::IndexOutOfBounds`].
+    IndexTooLarge {
+        /// The operation.
+        op: &'static str,
+        /// The dim indexed (0 for a flat index).
+        dim: usize,
+        /// The offending index.
+        index: u64,
+        /// The size of that dim (the element count for a flat index).
+        size: usize,
+    },
     /// A write to a tensor made by a view op while its storage is still shared with the tensor
     /// it was viewed from (or other views): a copy-on-write would leave that tensor unchanged,
     /// which is almost never what a write to a view means, so it is refused.
@@ -459,6 +472,7 @@ impl Error {
             | Error::DTypeMismatch { op, .. }
             | Error::NegativeDimOutOfRange { op, .. }
             | Error::RepeatedDim { op, .. }
+            | Error::IndexTooLarge { op, .. }
             | Error::WriteToSharedView { op, .. } => *op = name,
             _ => {}
         }
