@@ -235,8 +235,8 @@ pub use error::{Error, Result};
 /// The `half` crate, whose `f16` and `bf16` are element types of the public API.
 pub use half;
 pub use layout::{Dim, Layout, MemoryFormat, ShapeArg, broadcast_shapes};
-pub use scalar::IntElement;
 pub use scalar::Numeric;
+pub use scalar::{FloatElement, IntElement, ToFloat};
 pub use storage::Storage;
 pub use tensor::{AsTensor, Iter, Norm, NormOrder, Tensor};
 pub use tensor_mut::TensorMut;

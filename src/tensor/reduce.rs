@@ -17,8 +17,6 @@
 
 use std::sync::Arc;
 
-use num_traits::Float;
-
 use super::Tensor;
 use crate::element::Element;
 use crate::error::{Error, Result};
@@ -27,7 +25,7 @@ use crate::kernels::reduce::reduce;
 use crate::kernels::reduce_small::reduce_dim_small;
 use crate::kernels::reducers::{ArgExtreme, Extreme, Mean, Prod, Reducer, Sum};
 use crate::layout::{Dim, resolve_dims};
-use crate::scalar::Numeric;
+use crate::scalar::{Numeric, ToFloat};
 
 impl<T: Element> Tensor<T> {
     /// Runs reducer `r` over `dims` (also for the statistics in `stats.rs`).
@@ -393,24 +391,34 @@ impl<T: Numeric> Tensor<T> {
     }
 }
 
-impl<T: Numeric + Float> Tensor<T> {
+impl<T: ToFloat> Tensor<T> {
     /// Mean over `dim` (pairwise sum, in `f32` for `f16`/`bf16`, divided by the count; NaN
     /// over no elements).
+    ///
+    /// Integer inputs give `Tensor<f32>`: they are converted to `f32` first (PyTorch's
+    /// default float type; see [`ToFloat`]), so the mean of `[1, 2]` is 1.5. A float input
+    /// is reduced in place, its result of its own type.
     ///
     /// # Errors
     /// As [`Tensor::sum_dim`].
     ///
     /// ```
-    /// let a = stridex::Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 5.0], &[2, 2])?;
+    /// use stridex::Tensor;
+    /// let a = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 5.0], &[2, 2])?;
     /// assert_eq!(a.mean_dim(0, false)?.to_vec(), vec![2.0, 3.5]);
+    /// let i = Tensor::from_vec(vec![1i32, 2, 3, 4], &[2, 2])?;
+    /// let m: Tensor<f32> = i.mean_dim(-1, false)?;
+    /// assert_eq!(m.to_vec(), vec![1.5, 3.5]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn mean_dim(&self, dim: impl Dim, keepdim: bool) -> Result<Tensor<T>> {
+    pub fn mean_dim(&self, dim: impl Dim, keepdim: bool) -> Result<Tensor<T::Float>> {
         let dim = dim.index("mean_dim", self.ndim().max(1))?;
-        self.reduce_with("mean", &[dim], keepdim, &Mean, false)
+        self.to_float()
+            .reduce_with("mean", &[dim], keepdim, &Mean, false)
     }
 
     /// Mean over several dims (negative ones count from the end, as [`Tensor::sum_dims`]).
+    /// Integer inputs give `Tensor<f32>`, as [`Tensor::mean_dim`].
     ///
     /// # Errors
     /// As [`Tensor::sum_dims`].
@@ -419,14 +427,18 @@ impl<T: Numeric + Float> Tensor<T> {
     /// let a = stridex::Tensor::from_vec(vec![1.0f64, 2.0, 3.0, 6.0], &[2, 2])?;
     /// assert_eq!(a.mean_dims(&[0, 1], true)?.to_vec(), vec![3.0]);
     /// assert_eq!(a.mean_dims(&[-2], false)?.to_vec(), vec![2.0, 4.0]);
+    /// let i = stridex::Tensor::from_vec(vec![1u8, 2, 3, 6], &[2, 2])?;
+    /// assert_eq!(i.mean_dims(&[0, 1], false)?.to_vec(), vec![3.0f32]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn mean_dims<D: Dim>(&self, dims: &[D], keepdim: bool) -> Result<Tensor<T>> {
+    pub fn mean_dims<D: Dim>(&self, dims: &[D], keepdim: bool) -> Result<Tensor<T::Float>> {
         let dims = resolve_dims("mean_dims", dims, self.ndim())?;
-        self.reduce_with("mean", &dims, keepdim, &Mean, false)
+        self.to_float()
+            .reduce_with("mean", &dims, keepdim, &Mean, false)
     }
 
-    /// Mean of every element (NaN for an empty tensor).
+    /// Mean of every element (NaN for an empty tensor). Integer inputs give an `f32`, as
+    /// [`Tensor::mean_dim`].
     ///
     /// # Panics
     /// As [`Tensor::sum_all`].
@@ -434,14 +446,17 @@ impl<T: Numeric + Float> Tensor<T> {
     /// ```
     /// let a = stridex::Tensor::from_vec(vec![half::f16::from_f32(1.0), half::f16::from_f32(2.0)], &[2])?;
     /// assert_eq!(a.mean_all(), half::f16::from_f32(1.5));
+    /// assert_eq!(stridex::Tensor::from_vec(vec![1i64, 2], &[2])?.mean_all(), 1.5f32);
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
-    pub fn mean_all(&self) -> T {
+    pub fn mean_all(&self) -> T::Float {
         if let Some((stored, _)) = self.stored_elements() {
-            return stored.mean_all(); // every stored element repeats equally often
+            // Every stored element repeats equally often (and only these are converted).
+            return stored.mean_all();
         }
-        self.reduce_all("mean", &Mean, false)
+        self.to_float()
+            .reduce_all("mean", &Mean, false)
             .unwrap_or_else(|e| panic!("mean_all: {e}"))
     }
 }
