@@ -37,6 +37,7 @@ mod matmul_props;
 mod memory_format_props;
 mod ops_props;
 mod overlap_props;
+mod promotion;
 mod regressions;
 mod robustness;
 mod stats_props;
