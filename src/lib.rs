@@ -244,6 +244,7 @@ pub use layout::{
 };
 pub use operators::promote::Promote;
 pub use scalar::Numeric;
+pub use scalar::{FloatElement, IntElement, ToFloat};
 pub use storage::Storage;
 pub use tensor::{AsTensor, Iter, Norm, NormOrder, Tensor};
 pub use tensor_mut::TensorMut;

@@ -420,6 +420,32 @@ impl fmt::Display for Error {
                 "{op}: the tensor holds {got} elements, not {expected}; ask for {got}, or \
                  cast the {got} tensor with .cast::<{expected}>()"
             ),
+            Error::RepeatedDim {
+                op,
+                given: (a, b),
+                dim,
+                ndim,
+            } => {
+                if a == b {
+                    write!(f, "{op}: dim {a} is given twice; name each dim once")
+                } else {
+                    write!(
+                        f,
+                        "{op}: dims {a} and {b} both name dim {dim} of a {ndim}-dim layout \
+                         (negative dims count from the end); name each dim once"
+                    )
+                }
+            }
+            Error::IndexTooLarge {
+                op,
+                dim,
+                index,
+                size,
+            } => write!(
+                f,
+                "{op}: index {index} is out of range for dim {dim} of size {size} (it exceeds \
+                 isize::MAX, so no dim can be that large); indices must be in 0..{size}"
+            ),
             Error::WriteToSharedView { op, shape, holders } => write!(
                 f,
                 "{op}: this tensor (shape {}) is a view that shares its storage with {} other \

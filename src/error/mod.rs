@@ -399,6 +399,31 @@ pub enum Error {
         /// The number of dims it counts back from.
         ndim: usize,
     },
+    /// A list of dims (`sum_dims`, `mean_dims`, ...) named one dim twice: in one form
+    /// (`[1, 1]`), or in two (`[1, -1]` of a 2-dim tensor, where `-1` is dim 1 as well).
+    RepeatedDim {
+        /// The operation, e.g. `"sum_dims"`.
+        op: &'static str,
+        /// The two entries as given, in list order (equal, or one counted from the end).
+        given: (i64, i64),
+        /// The dim both name.
+        dim: usize,
+        /// The number of dims of the tensor.
+        ndim: usize,
+    },
+    /// An index read from a `u64` index tensor is greater than `i64::MAX` (so greater than
+    /// `isize::MAX`, beyond any size): out of range for every dim. Smaller out-of-range
+    /// indices are [`Error::IndexOutOfBounds`].
+    IndexTooLarge {
+        /// The operation.
+        op: &'static str,
+        /// The dim indexed (0 for a flat index).
+        dim: usize,
+        /// The offending index.
+        index: u64,
+        /// The size of that dim (the element count for a flat index).
+        size: usize,
+    },
     /// A write to a tensor made by a view op while its storage is still shared with the tensor
     /// it was viewed from (or other views): a copy-on-write would leave that tensor unchanged,
     /// which is almost never what a write to a view means, so it is refused.
@@ -464,6 +489,8 @@ impl Error {
             | Error::Io { op, .. }
             | Error::DTypeMismatch { op, .. }
             | Error::NegativeDimOutOfRange { op, .. }
+            | Error::RepeatedDim { op, .. }
+            | Error::IndexTooLarge { op, .. }
             | Error::WriteToSharedView { op, .. }
             | Error::IndexItem { op, .. } => *op = name,
             _ => {}

@@ -21,6 +21,7 @@ use crate::element::Element;
 use crate::error::Result;
 use crate::iter::broadcast::{broadcast_all, broadcast_strides};
 use crate::layout::{Layout, coalesce_joint};
+use crate::scalar::IntElement;
 use crate::storage::Storage;
 
 use super::copy::to_fresh_storage;
@@ -84,19 +85,19 @@ fn zip_strides<const N: usize>(strides: [&[isize]; N]) -> Vec<[isize; N]> {
 }
 
 /// Reads index `b` (relative to the index tensor's first element) and checks it against
-/// `size`.
+/// `size` (for `i64` the one unsigned compare this always was; see
+/// [`IntElement::checked_index`]).
 ///
 /// # Safety
 /// `idx.offset(b)` must be an element the index layout addresses.
 #[inline(always)]
-unsafe fn read_index(idx: *const i64, b: isize, size: usize) -> usize {
+unsafe fn read_index<I: IntElement>(idx: *const I, b: isize, size: usize) -> usize {
     // SAFETY: the caller's contract.
     let i = unsafe { idx.offset(b).read() };
-    assert!(
-        (i as u64) < size as u64,
-        "gather: index {i} escaped validation (size {size})"
-    );
-    i as usize
+    match i.checked_index(size) {
+        Some(j) => j,
+        None => panic!("gather: index {i} escaped validation (size {size})"),
+    }
 }
 
 /// How one selected slab (the dims after the selected one) is read.
@@ -281,10 +282,10 @@ fn prefetch(p: *const u8) {
 /// # Panics
 /// If the ranks differ, `index` is larger than `src` in a dim other than `dim`, or an index
 /// is out of range (callers check all of these first).
-pub(crate) fn gather<T: Element>(
+pub(crate) fn gather<T: Element, I: IntElement>(
     src: Src<'_, T>,
     dim: usize,
-    index: Src<'_, i64>,
+    index: Src<'_, I>,
 ) -> Result<(Storage<T>, Layout)> {
     let (s0, i0) = (base(&src), base(&index));
     let shape = index.layout.shape();
@@ -344,10 +345,10 @@ fn check_within(inner: &[usize], outer: &[usize], except: Option<usize>) {
 ///
 /// # Panics
 /// As [`gather`], for `index` against `dst` (off `dim`) and `src` (every dim).
-pub(crate) fn scatter<T: Element>(
+pub(crate) fn scatter<T: Element, I: IntElement>(
     dst: Src<'_, T>,
     dim: usize,
-    index: Src<'_, i64>,
+    index: Src<'_, I>,
     src: Src<'_, T>,
     combine: impl Fn(T, T) -> T,
 ) -> Result<(Storage<T>, Layout)> {
@@ -383,14 +384,15 @@ pub(crate) fn scatter<T: Element>(
     Ok((fresh, out))
 }
 
-/// The elements of `src` where `mask` is non-zero, the two broadcast together, in row-major
-/// order of the broadcast shape: a fresh 1-dim storage.
+/// The elements of `src` where `mask` (of any integer type) is non-zero, the two broadcast
+/// together, in row-major order of the broadcast shape: a fresh 1-dim storage.
 ///
 /// Two passes on the calling thread: count, then copy.
-pub(crate) fn masked_select<T: Element>(
+pub(crate) fn masked_select<T: Element, M: IntElement>(
     src: Src<'_, T>,
-    mask: Src<'_, u8>,
+    mask: Src<'_, M>,
 ) -> Result<(Storage<T>, Layout)> {
+    let zero = M::zero();
     let (s0, m0) = (base(&src), base(&mask));
     let shape = broadcast_all(&[src.layout, mask.layout])?;
     let (ss, ms) = (
@@ -405,14 +407,14 @@ pub(crate) fn masked_select<T: Element>(
     let mut count = 0usize;
     walk(&shape, &strides, 0, numel, |_, [_, b]| {
         // SAFETY: `b` is a broadcast offset of the mask.
-        count += usize::from(unsafe { m.offset(b).read() } != 0);
+        count += usize::from(unsafe { m.offset(b).read() } != zero);
     });
     let mut fresh = Storage::<T>::uninit(count)?;
     let out = fresh.as_mut_ptr();
     let mut written = 0usize;
     walk(&shape, &strides, 0, numel, |_, [a, b]| {
         // SAFETY: `b` is a broadcast offset of the mask.
-        if unsafe { m.offset(b).read() } != 0 {
+        if unsafe { m.offset(b).read() } != zero {
             assert!(written < count, "masked_select: the mask changed");
             // SAFETY: `a` is a broadcast offset of the source; `written < count` is inside
             // the fresh storage.

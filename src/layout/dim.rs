@@ -2,6 +2,7 @@
 //! from a loop. Every op that takes a dim accepts any of them without a cast.
 
 use crate::error::{Error, Result};
+use crate::layout::Dims;
 
 /// A dim index: any integer type. Non-negative values name the dim itself; negative ones
 /// count from the end as in PyTorch (`-1` is the last dim of an `ndim`-dim tensor, `-ndim`
@@ -73,9 +74,93 @@ fn wrap_negative(dim: i64, op: &'static str, ndim: usize) -> Result<usize> {
 unsigned_dim!(usize, u32, u64);
 signed_dim!(i32, i64, isize);
 
+/// A list of dims (the `*_dims` reductions' argument) resolved for an op on `ndim` dims: each
+/// entry as [`Dim::index`] resolves it, in list order, inline up to 4 entries.
+///
+/// Ranges are left to the op (a dim `>= ndim` passes through, for its
+/// [`Error::DimOutOfRange`]).
+///
+/// # Errors
+/// [`Error::NegativeDimOutOfRange`] as [`Dim::index`]; [`Error::RepeatedDim`] naming both
+/// entries as given when two resolve to the same dim (`[1, -1]` of 2 dims).
+pub(crate) fn resolve_dims<D: Dim>(
+    op: &'static str,
+    dims: &[D],
+    ndim: usize,
+) -> Result<Dims<usize>> {
+    let mut out = Dims::zeroed(dims.len());
+    for (k, &d) in dims.iter().enumerate() {
+        let i = d.index(op, ndim)?;
+        if let Some(j) = out[..k].iter().position(|&p| p == i) {
+            return Err(repeated(op, dims[j], d, i, ndim));
+        }
+        out[k] = i;
+    }
+    Ok(out)
+}
+
+/// [`Error::RepeatedDim`] for entries `a` and `b`, which both resolve to `dim`.
+#[cold]
+fn repeated<D: Dim>(op: &'static str, a: D, b: D, dim: usize, ndim: usize) -> Error {
+    Error::RepeatedDim {
+        op,
+        given: (given(a, dim, ndim), given(b, dim, ndim)),
+        dim,
+        ndim,
+    }
+}
+
+/// The value of `d`, which resolves to `dim` on `ndim` dims, as written: `dim` itself if it
+/// was non-negative, `dim - ndim` if it counted from the end. (A negative entry resolves one
+/// higher on one more dim; a non-negative one does not move.)
+fn given<D: Dim>(d: D, dim: usize, ndim: usize) -> i64 {
+    match d.index("", ndim + 1) {
+        Ok(moved) if moved != dim => dim as i64 - ndim as i64,
+        _ => dim as i64,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dim_lists_resolve_and_name_both_forms_of_a_repeat() {
+        assert_eq!(&*resolve_dims("s", &[-1i32, 0], 3).unwrap(), &[2, 0]);
+        assert_eq!(&*resolve_dims("s", &[2usize, 0, 1], 3).unwrap(), &[2, 0, 1]);
+        assert_eq!(&*resolve_dims("s", &[7u32], 3).unwrap(), &[7]); // the op checks ranges
+        assert!(resolve_dims::<i64>("s", &[], 0).unwrap().is_empty());
+        let err = |dims: &[i64]| resolve_dims("sum_dims", dims, 2).unwrap_err();
+        let e = Error::RepeatedDim {
+            op: "sum_dims",
+            given: (1, -1),
+            dim: 1,
+            ndim: 2,
+        };
+        assert_eq!(err(&[1, -1]), e);
+        assert_eq!(
+            err(&[-2, 0]),
+            Error::RepeatedDim {
+                op: "sum_dims",
+                given: (-2, 0),
+                dim: 0,
+                ndim: 2
+            }
+        );
+        assert_eq!(
+            resolve_dims("s", &[0usize, 0], 1).unwrap_err(),
+            Error::RepeatedDim {
+                op: "s",
+                given: (0, 0),
+                dim: 0,
+                ndim: 1
+            }
+        );
+        assert!(matches!(
+            err(&[-3]),
+            Error::NegativeDimOutOfRange { dim: -3, .. }
+        ));
+    }
 
     #[test]
     fn negative_dims_wrap_and_positive_ones_pass_through() {

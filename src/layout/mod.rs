@@ -59,6 +59,7 @@ mod view_ops;
 pub use broadcast::broadcast_shapes;
 pub use coalesce::coalesce_joint;
 pub use dim::Dim;
+pub(crate) use dim::resolve_dims;
 pub use format::MemoryFormat;
 pub use index::{IndexArg, NewAxis, SliceItem};
 pub use infer::{ShapeArg, infer_shape};

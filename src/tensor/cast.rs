@@ -1,10 +1,13 @@
 //! Converting element types.
 
+use std::borrow::Cow;
+
 use num_traits::AsPrimitive;
 
 use super::Tensor;
 use crate::element::Element;
 use crate::error::Result;
+use crate::scalar::ToFloat;
 
 impl<T: Element> Tensor<T> {
     /// A new tensor of element type `U` holding every element converted as Rust's `as` does:
@@ -48,6 +51,33 @@ impl<T: Element> Tensor<T> {
         T: AsPrimitive<U>,
     {
         self.try_map(|x| x.as_())
+    }
+}
+
+impl<T: ToFloat> Tensor<T> {
+    /// This tensor as the float type the float-only ops compute in ([`ToFloat::Float`]): a
+    /// float tensor is borrowed as it is (no copy, same layout), an integer one converted to
+    /// `f32` as [`Tensor::cast`] does (PyTorch's default float type).
+    ///
+    /// The float-only ops (`exp`, `softmax`, `mean_dim`, ...) accept integer tensors this
+    /// way; see [`ToFloat`].
+    ///
+    /// # Panics
+    /// Only if an integer tensor's conversion cannot be allocated.
+    ///
+    /// ```
+    /// use std::borrow::Cow;
+    /// use stridex::Tensor;
+    /// let f = Tensor::from_vec(vec![1.5f64, 2.0], &[2])?;
+    /// assert!(matches!(f.to_float(), Cow::Borrowed(_)));
+    /// let i = Tensor::from_vec(vec![1i64, -2], &[2])?;
+    /// let c: Cow<'_, Tensor<f32>> = i.to_float();
+    /// assert_eq!(c.to_vec(), vec![1.0, -2.0]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[must_use]
+    pub fn to_float(&self) -> Cow<'_, Tensor<T::Float>> {
+        T::tensor_to_float(self)
     }
 }
 

@@ -2,13 +2,22 @@
 //!
 //! stridex has no `bool` element type (elements are plain-old-data numbers), so a comparison
 //! yields a `Tensor<u8>` holding 1 where it holds and 0 elsewhere, like NumPy's `uint8` view of
-//! a boolean array. [`Tensor::where_cond`] reads any non-zero `u8` as true. Comparisons follow
-//! `PartialOrd`: every comparison with a NaN is false except `!=`.
+//! a boolean array. [`Tensor::where_cond`] and the mask ops read any non-zero element of any
+//! integer type as true; [`Tensor::from_bools`] builds a `u8` mask from `bool`s. Comparisons
+//! follow `PartialOrd`: every comparison with a NaN is false except `!=`.
+//!
+//! # Note [no bool tensors]
+//!
+//! `Tensor<bool>` does not exist, by design: every element type is plain old data (any bit
+//! pattern is a value), which the copy kernels, `view_dtype`, DLPack and the file readers rely
+//! on, and `bool` is not (a byte holding 2 read as a `bool` is undefined behaviour). A mask is
+//! a tensor of integers instead, `u8` 0/1 by default, any non-zero value meaning true.
 
 use super::Tensor;
 use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::elementwise;
+use crate::scalar::IntElement;
 
 macro_rules! comparison {
     ($($name:ident, $op:tt, $what:literal, $example:literal;)*) => {$(
@@ -42,7 +51,9 @@ impl<T: Element> Tensor<T> {
     }
 
     /// Elementwise selection: `on_true` where `cond` is non-zero, `on_false` elsewhere, all
-    /// three broadcast together (NumPy's `where`, PyTorch's `torch.where`).
+    /// three broadcast together (NumPy's `where`, PyTorch's `torch.where`). `cond` holds any
+    /// integer type: a `u8` mask from a comparison, or `i32`, `i64` ... (see the Note \[no bool
+    /// tensors\] on [`Tensor::from_bools`]).
     ///
     /// # Errors
     /// [`Error::BroadcastMismatch`](crate::Error::BroadcastMismatch) if the three shapes do
@@ -54,16 +65,45 @@ impl<T: Element> Tensor<T> {
     /// let zero = Tensor::full(&[], 0.0f32)?;
     /// let relu = Tensor::where_cond(&x.cmp_gt(&zero)?, &x, &zero)?;
     /// assert_eq!(relu.to_vec(), vec![0.0, 2.0, 0.0, 4.0]);
+    /// let cond = Tensor::from_vec(vec![0i64, 3, 0, -1], &[2, 2])?; // non-zero is true
+    /// assert_eq!(Tensor::where_cond(&cond, &x, &zero)?.to_vec(), vec![0.0, 2.0, 0.0, 4.0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn where_cond(
-        cond: &Tensor<u8>,
+    pub fn where_cond<M: IntElement>(
+        cond: &Tensor<M>,
         on_true: &Tensor<T>,
         on_false: &Tensor<T>,
     ) -> Result<Tensor<T>> {
-        let f = |c: u8, x: T, y: T| if c != 0 { x } else { y };
+        let zero = M::zero();
+        let f = move |c: M, x: T, y: T| if c != zero { x } else { y };
         let out = elementwise::zip3(cond.src(), on_true.src(), on_false.src(), f);
         Ok(Tensor::fresh(out.map_err(|e| e.named("where_cond"))?))
+    }
+}
+
+impl Tensor<u8> {
+    /// A `u8` mask from `bool`s, row-major: 1 for `true`, 0 for `false`, so that
+    /// `vec![true, false]` masks are one call. Masks are `u8` because a tensor cannot hold
+    /// `bool`s: every element type is plain old data, any bit pattern a value, and a byte
+    /// holding 2 read as a `bool` would be undefined behaviour (Note \[no bool tensors\] in
+    /// the comparison module). Any integer tensor serves as a mask; comparisons return `u8`.
+    ///
+    /// # Errors
+    /// [`Error::NumelMismatch`](crate::Error::NumelMismatch) if `shape` does not hold
+    /// `values.len()` elements; [`Error::Alloc`](crate::Error::Alloc).
+    ///
+    /// ```
+    /// use stridex::Tensor;
+    /// let mask = Tensor::from_bools(&[true, false, true, true], &[2, 2])?;
+    /// assert_eq!(mask.to_vec(), vec![1, 0, 1, 1]);
+    /// let a = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
+    /// assert_eq!(a.masked_select(&mask)?.to_vec(), vec![1.0, 3.0, 4.0]);
+    /// assert!(Tensor::from_bools(&[true], &[2]).is_err());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn from_bools(values: &[bool], shape: &[usize]) -> Result<Tensor<u8>> {
+        Tensor::from_vec(values.iter().map(|&b| u8::from(b)).collect(), shape)
+            .map_err(|e| e.named("from_bools"))
     }
 }
 

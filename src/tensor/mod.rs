@@ -12,6 +12,7 @@
 //! relies on it.
 
 mod access;
+mod activations;
 mod build;
 mod bytes;
 mod cast;

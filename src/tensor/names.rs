@@ -3,14 +3,14 @@
 //! `dot` of two vectors, `to_dtype::<U>()`. The longer names (`sum_all`, `argmax_dim`,
 //! `cast`, ...) stay the documented home of each op's rules.
 
-use num_traits::{AsPrimitive, Float};
+use num_traits::AsPrimitive;
 
 use super::Tensor;
 use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::layout::Dim;
 use crate::matmul::MatmulElement;
-use crate::scalar::Numeric;
+use crate::scalar::{Numeric, ToFloat};
 
 impl<T: Numeric> Tensor<T> {
     /// Sum of every element ([`Tensor::sum_all`]; PyTorch's `x.sum()`).
@@ -84,16 +84,18 @@ impl<T: Numeric> Tensor<T> {
     }
 }
 
-impl<T: Numeric + Float> Tensor<T> {
-    /// Mean of every element ([`Tensor::mean_all`]; NaN for an empty tensor).
+impl<T: ToFloat> Tensor<T> {
+    /// Mean of every element ([`Tensor::mean_all`]; NaN for an empty tensor). Integer
+    /// inputs give an `f32` (PyTorch's default float type), floats their own type.
     ///
     /// ```
     /// let a = stridex::Tensor::from_vec(vec![1.0f64, 2.0, 3.0, 6.0], &[2, 2])?;
     /// assert_eq!(a.mean(), 3.0);
+    /// assert_eq!(stridex::Tensor::from_vec(vec![1, 2], &[2])?.mean(), 1.5f32);
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
-    pub fn mean(&self) -> T {
+    pub fn mean(&self) -> T::Float {
         self.mean_all()
     }
 }

@@ -18,7 +18,7 @@ use crate::element::Element;
 use crate::error::{Error, Result};
 use crate::kernels::elementwise::{self, Src};
 use crate::layout::Layout;
-use crate::scalar::Numeric;
+use crate::scalar::{Numeric, ToFloat};
 use crate::storage::Storage;
 
 impl<T: Element> Tensor<T> {
@@ -324,8 +324,9 @@ impl<T: Numeric> Tensor<T> {
     }
 }
 
-impl<T: Element + Float> Tensor<T> {
-    /// Square root of every element (NaN for negative elements).
+impl<T: ToFloat> Tensor<T> {
+    /// Square root of every element (NaN for negative elements). Integer inputs give
+    /// `Tensor<f32>` (converted as [`ToFloat`](crate::ToFloat) says, PyTorch's rule).
     ///
     /// # Panics
     /// As [`Tensor::map`].
@@ -333,14 +334,17 @@ impl<T: Element + Float> Tensor<T> {
     /// ```
     /// let a = stridex::Tensor::from_vec(vec![4.0f32, 9.0], &[2])?;
     /// assert_eq!(a.sqrt().to_vec(), vec![2.0, 3.0]);
+    /// let i = stridex::Tensor::from_vec(vec![4i32, 9], &[2])?;
+    /// assert_eq!(i.sqrt().to_vec(), vec![2.0f32, 3.0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
-    pub fn sqrt(&self) -> Tensor<T> {
-        self.map(T::sqrt)
+    pub fn sqrt(&self) -> Tensor<T::Float> {
+        self.map(|x| x.to_float().sqrt())
     }
 
-    /// `e^x` for every element.
+    /// `e^x` for every element. Integer inputs give `Tensor<f32>` (converted as
+    /// [`ToFloat`](crate::ToFloat) says, PyTorch's rule).
     ///
     /// # Panics
     /// As [`Tensor::map`].
@@ -348,14 +352,17 @@ impl<T: Element + Float> Tensor<T> {
     /// ```
     /// let a = stridex::Tensor::from_vec(vec![0.0f64, 1.0], &[2])?;
     /// assert_eq!(a.exp().to_vec(), vec![1.0, std::f64::consts::E]);
+    /// let i = stridex::Tensor::from_vec(vec![0i32, 1], &[2])?;
+    /// assert_eq!(i.exp().to_vec(), vec![1.0f32, std::f32::consts::E]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
-    pub fn exp(&self) -> Tensor<T> {
-        self.map(T::exp)
+    pub fn exp(&self) -> Tensor<T::Float> {
+        self.map(|x| x.to_float().exp())
     }
 
-    /// Natural logarithm of every element (`-inf` at 0, NaN for negative elements).
+    /// Natural logarithm of every element (`-inf` at 0, NaN for negative elements). Integer
+    /// inputs give `Tensor<f32>` (converted as [`ToFloat`](crate::ToFloat) says).
     ///
     /// # Panics
     /// As [`Tensor::map`].
@@ -363,11 +370,13 @@ impl<T: Element + Float> Tensor<T> {
     /// ```
     /// let a = stridex::Tensor::from_vec(vec![1.0f32, 0.0], &[2])?;
     /// assert_eq!(a.ln().to_vec(), vec![0.0, f32::NEG_INFINITY]);
+    /// let i = stridex::Tensor::from_vec(vec![1u8, 0], &[2])?;
+    /// assert_eq!(i.ln().to_vec(), vec![0.0f32, f32::NEG_INFINITY]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
-    pub fn ln(&self) -> Tensor<T> {
-        self.map(T::ln)
+    pub fn ln(&self) -> Tensor<T::Float> {
+        self.map(|x| x.to_float().ln())
     }
 }
 

@@ -1,7 +1,10 @@
 //! Reductions: sum, mean, prod, max, min, argmax, argmin over one dim, several dims or all.
 //!
 //! Each comes as `X_dim(dim, keepdim)`, `X_dims(&dims, keepdim)` and `X_all()`. With
-//! `keepdim` the reduced dims stay as size-1 dims, otherwise they are removed. The input is
+//! `keepdim` the reduced dims stay as size-1 dims, otherwise they are removed. Dims are any
+//! [`Dim`] (`-1` is the last): `dim` a single one, `dims` a slice of one integer type
+//! (`&[-1, 0]`, `&[0, 1]`, a `&Vec<usize>`); a dim named twice in `dims`, in one form or in two
+//! (`[1, -1]` of 2 dims), is an [`Error::RepeatedDim`]. The input is
 //! read in place whatever its strides; the result is fresh, row-major unless the input is a
 //! permuted contiguous layout, whose order of kept dims it then follows.
 //!
@@ -14,8 +17,6 @@
 
 use std::sync::Arc;
 
-use num_traits::Float;
-
 use super::Tensor;
 use crate::element::Element;
 use crate::error::{Error, Result};
@@ -23,7 +24,8 @@ use crate::iter::{ReducePlan, element_count};
 use crate::kernels::reduce::reduce;
 use crate::kernels::reduce_small::reduce_dim_small;
 use crate::kernels::reducers::{ArgExtreme, Extreme, Mean, Prod, Reducer, Sum};
-use crate::scalar::Numeric;
+use crate::layout::{Dim, resolve_dims};
+use crate::scalar::{Numeric, ToFloat};
 
 impl<T: Element> Tensor<T> {
     /// Runs reducer `r` over `dims` (also for the statistics in `stats.rs`).
@@ -85,26 +87,37 @@ impl<T: Numeric> Tensor<T> {
     /// assert_eq!(a.t()?.sum_dim(0, false)?.to_vec(), vec![6, 15]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn sum_dim(&self, dim: impl crate::layout::Dim, keepdim: bool) -> Result<Tensor<T>> {
+    pub fn sum_dim(&self, dim: impl Dim, keepdim: bool) -> Result<Tensor<T>> {
         let dim = dim.index("sum_dim", self.ndim().max(1))?;
         self.reduce_with("sum", &[dim], keepdim, &Sum, false)
     }
 
-    /// Sum over several dims at once (any order; none means no reduction).
+    /// Sum over several dims at once (any order; none means no reduction). Each dim is any
+    /// [`Dim`]: negative ones count from the end, so `&[-1, 0]` of 3 dims is `&[2, 0]`.
     ///
     /// # Errors
-    /// [`Error::DimOutOfRange`], [`Error::DuplicateDim`]; [`Error::Alloc`].
+    /// [`Error::DimOutOfRange`]; [`Error::NegativeDimOutOfRange`]; [`Error::RepeatedDim`] if
+    /// two entries name one dim (`&[1, 1]`, or `&[1, -2]` of 3 dims), naming both as given;
+    /// [`Error::Alloc`].
     ///
     /// ```
-    /// use stridex::Tensor;
+    /// use stridex::{Error, Tensor};
     /// let a = Tensor::from_vec((0..24).collect::<Vec<i64>>(), &[2, 3, 4])?;
     /// let s = a.sum_dims(&[2, 0], false)?;
     /// assert_eq!(s.to_vec(), vec![6 + 54, 22 + 70, 38 + 86]);
+    /// assert_eq!(a.sum_dims(&[-1, 0], false)?, s);
+    /// let dims: Vec<usize> = vec![0, 2];
+    /// assert_eq!(a.sum_dims(&dims, false)?, s);
     /// assert!(a.sum_dims(&[1, 1], false).is_err());
+    /// assert!(matches!(
+    ///     a.sum_dims(&[1, -2], false),
+    ///     Err(Error::RepeatedDim { given: (1, -2), dim: 1, .. })
+    /// ));
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn sum_dims(&self, dims: &[usize], keepdim: bool) -> Result<Tensor<T>> {
-        self.reduce_with("sum", dims, keepdim, &Sum, false)
+    pub fn sum_dims<D: Dim>(&self, dims: &[D], keepdim: bool) -> Result<Tensor<T>> {
+        let dims = resolve_dims("sum_dims", dims, self.ndim())?;
+        self.reduce_with("sum", &dims, keepdim, &Sum, false)
     }
 
     /// Sum of every element (0 for an empty tensor).
@@ -141,12 +154,12 @@ impl<T: Numeric> Tensor<T> {
     /// assert_eq!(a.prod_dim(1, false)?.to_vec(), vec![2.0, 12.0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn prod_dim(&self, dim: impl crate::layout::Dim, keepdim: bool) -> Result<Tensor<T>> {
+    pub fn prod_dim(&self, dim: impl Dim, keepdim: bool) -> Result<Tensor<T>> {
         let dim = dim.index("prod_dim", self.ndim().max(1))?;
         self.reduce_with("prod", &[dim], keepdim, &Prod, false)
     }
 
-    /// Product over several dims.
+    /// Product over several dims (negative ones count from the end, as [`Tensor::sum_dims`]).
     ///
     /// # Errors
     /// As [`Tensor::sum_dims`].
@@ -154,10 +167,12 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     /// let a = stridex::Tensor::from_vec(vec![1u8, 2, 3, 4], &[2, 2])?;
     /// assert_eq!(a.prod_dims(&[0, 1], true)?.to_vec(), vec![24]);
+    /// assert_eq!(a.prod_dims(&[-1], false)?.to_vec(), vec![2, 12]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn prod_dims(&self, dims: &[usize], keepdim: bool) -> Result<Tensor<T>> {
-        self.reduce_with("prod", dims, keepdim, &Prod, false)
+    pub fn prod_dims<D: Dim>(&self, dims: &[D], keepdim: bool) -> Result<Tensor<T>> {
+        let dims = resolve_dims("prod_dims", dims, self.ndim())?;
+        self.reduce_with("prod", &dims, keepdim, &Prod, false)
     }
 
     /// Product of every element (1 for an empty tensor); over broadcast dims the stored
@@ -192,12 +207,12 @@ impl<T: Numeric> Tensor<T> {
     /// assert!(stridex::Tensor::<f32>::zeros(&[2, 0])?.max_dim(1, false).is_err());
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn max_dim(&self, dim: impl crate::layout::Dim, keepdim: bool) -> Result<Tensor<T>> {
+    pub fn max_dim(&self, dim: impl Dim, keepdim: bool) -> Result<Tensor<T>> {
         let dim = dim.index("max_dim", self.ndim().max(1))?;
         self.reduce_with("max", &[dim], keepdim, &Extreme::<true>, true)
     }
 
-    /// Maximum over several dims.
+    /// Maximum over several dims (negative ones count from the end, as [`Tensor::sum_dims`]).
     ///
     /// # Errors
     /// As [`Tensor::max_dim`] and [`Tensor::sum_dims`].
@@ -205,10 +220,12 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     /// let a = stridex::Tensor::from_vec(vec![3.0f32, 9.0, 4.0, 1.0], &[2, 2])?;
     /// assert_eq!(a.max_dims(&[0, 1], false)?.to_vec(), vec![9.0]);
+    /// assert_eq!(a.max_dims(&[-2], false)?.to_vec(), vec![4.0, 9.0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn max_dims(&self, dims: &[usize], keepdim: bool) -> Result<Tensor<T>> {
-        self.reduce_with("max", dims, keepdim, &Extreme::<true>, true)
+    pub fn max_dims<D: Dim>(&self, dims: &[D], keepdim: bool) -> Result<Tensor<T>> {
+        let dims = resolve_dims("max_dims", dims, self.ndim())?;
+        self.reduce_with("max", &dims, keepdim, &Extreme::<true>, true)
     }
 
     /// Maximum of every element.
@@ -238,12 +255,12 @@ impl<T: Numeric> Tensor<T> {
     /// assert_eq!(a.min_dim(1, true)?.to_vec(), vec![-1, 1]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn min_dim(&self, dim: impl crate::layout::Dim, keepdim: bool) -> Result<Tensor<T>> {
+    pub fn min_dim(&self, dim: impl Dim, keepdim: bool) -> Result<Tensor<T>> {
         let dim = dim.index("min_dim", self.ndim().max(1))?;
         self.reduce_with("min", &[dim], keepdim, &Extreme::<false>, true)
     }
 
-    /// Minimum over several dims.
+    /// Minimum over several dims (negative ones count from the end, as [`Tensor::sum_dims`]).
     ///
     /// # Errors
     /// As [`Tensor::max_dims`].
@@ -251,10 +268,12 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     /// let a = stridex::Tensor::from_vec(vec![3.0f32, 9.0, 4.0, 1.0], &[2, 2])?;
     /// assert_eq!(a.min_dims(&[1, 0], false)?.to_vec(), vec![1.0]);
+    /// assert_eq!(a.min_dims(&[-1], true)?.to_vec(), vec![3.0, 1.0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn min_dims(&self, dims: &[usize], keepdim: bool) -> Result<Tensor<T>> {
-        self.reduce_with("min", dims, keepdim, &Extreme::<false>, true)
+    pub fn min_dims<D: Dim>(&self, dims: &[D], keepdim: bool) -> Result<Tensor<T>> {
+        let dims = resolve_dims("min_dims", dims, self.ndim())?;
+        self.reduce_with("min", &dims, keepdim, &Extreme::<false>, true)
     }
 
     /// Minimum of every element.
@@ -286,13 +305,14 @@ impl<T: Numeric> Tensor<T> {
     /// assert_eq!(a.argmax_dim(0, false)?.to_vec(), vec![1, 0, 0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn argmax_dim(&self, dim: impl crate::layout::Dim, keepdim: bool) -> Result<Tensor<i64>> {
+    pub fn argmax_dim(&self, dim: impl Dim, keepdim: bool) -> Result<Tensor<i64>> {
         let dim = dim.index("argmax_dim", self.ndim().max(1))?;
         self.reduce_with("argmax", &[dim], keepdim, &ArgExtreme::<true>, true)
     }
 
     /// Position of the maximum among the elements of several dims, counted row-major over
     /// those dims in their original order (as if they were flattened into one), as `i64`.
+    /// Negative dims count from the end, as in [`Tensor::sum_dims`].
     ///
     /// # Errors
     /// As [`Tensor::max_dims`].
@@ -301,10 +321,12 @@ impl<T: Numeric> Tensor<T> {
     /// let a = stridex::Tensor::from_vec((0..12).map(|x| (x * 5 % 12) as u8).collect(), &[2, 2, 3])?;
     /// // Batch 0 holds [0, 5, 10, 3, 8, 1], batch 1 [6, 11, 4, 9, 2, 7].
     /// assert_eq!(a.argmax_dims(&[1, 2], false)?.to_vec(), vec![2, 1]);
+    /// assert_eq!(a.argmax_dims(&[-1, -2], false)?.to_vec(), vec![2, 1]); // same dims
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn argmax_dims(&self, dims: &[usize], keepdim: bool) -> Result<Tensor<i64>> {
-        self.reduce_with("argmax", dims, keepdim, &ArgExtreme::<true>, true)
+    pub fn argmax_dims<D: Dim>(&self, dims: &[D], keepdim: bool) -> Result<Tensor<i64>> {
+        let dims = resolve_dims("argmax_dims", dims, self.ndim())?;
+        self.reduce_with("argmax", &dims, keepdim, &ArgExtreme::<true>, true)
     }
 
     /// Row-major position of the maximum of all elements.
@@ -332,13 +354,13 @@ impl<T: Numeric> Tensor<T> {
     /// assert_eq!(a.argmin_dim(1, false)?.to_vec(), vec![1, 0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn argmin_dim(&self, dim: impl crate::layout::Dim, keepdim: bool) -> Result<Tensor<i64>> {
+    pub fn argmin_dim(&self, dim: impl Dim, keepdim: bool) -> Result<Tensor<i64>> {
         let dim = dim.index("argmin_dim", self.ndim().max(1))?;
         self.reduce_with("argmin", &[dim], keepdim, &ArgExtreme::<false>, true)
     }
 
     /// Position of the minimum among the elements of several dims (see
-    /// [`Tensor::argmax_dims`]).
+    /// [`Tensor::argmax_dims`]; negative dims count from the end).
     ///
     /// # Errors
     /// As [`Tensor::max_dims`].
@@ -346,10 +368,12 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     /// let a = stridex::Tensor::from_vec(vec![4i16, 2, 2, 1], &[2, 2])?;
     /// assert_eq!(a.argmin_dims(&[0, 1], true)?.to_vec(), vec![3]);
+    /// assert_eq!(a.argmin_dims(&[-2], false)?.to_vec(), vec![1, 1]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn argmin_dims(&self, dims: &[usize], keepdim: bool) -> Result<Tensor<i64>> {
-        self.reduce_with("argmin", dims, keepdim, &ArgExtreme::<false>, true)
+    pub fn argmin_dims<D: Dim>(&self, dims: &[D], keepdim: bool) -> Result<Tensor<i64>> {
+        let dims = resolve_dims("argmin_dims", dims, self.ndim())?;
+        self.reduce_with("argmin", &dims, keepdim, &ArgExtreme::<false>, true)
     }
 
     /// Row-major position of the minimum of all elements.
@@ -367,24 +391,34 @@ impl<T: Numeric> Tensor<T> {
     }
 }
 
-impl<T: Numeric + Float> Tensor<T> {
+impl<T: ToFloat> Tensor<T> {
     /// Mean over `dim` (pairwise sum, in `f32` for `f16`/`bf16`, divided by the count; NaN
     /// over no elements).
+    ///
+    /// Integer inputs give `Tensor<f32>`: they are converted to `f32` first (PyTorch's
+    /// default float type; see [`ToFloat`]), so the mean of `[1, 2]` is 1.5. A float input
+    /// is reduced in place, its result of its own type.
     ///
     /// # Errors
     /// As [`Tensor::sum_dim`].
     ///
     /// ```
-    /// let a = stridex::Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 5.0], &[2, 2])?;
+    /// use stridex::Tensor;
+    /// let a = Tensor::from_vec(vec![1.0f32, 2.0, 3.0, 5.0], &[2, 2])?;
     /// assert_eq!(a.mean_dim(0, false)?.to_vec(), vec![2.0, 3.5]);
+    /// let i = Tensor::from_vec(vec![1i32, 2, 3, 4], &[2, 2])?;
+    /// let m: Tensor<f32> = i.mean_dim(-1, false)?;
+    /// assert_eq!(m.to_vec(), vec![1.5, 3.5]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn mean_dim(&self, dim: impl crate::layout::Dim, keepdim: bool) -> Result<Tensor<T>> {
+    pub fn mean_dim(&self, dim: impl Dim, keepdim: bool) -> Result<Tensor<T::Float>> {
         let dim = dim.index("mean_dim", self.ndim().max(1))?;
-        self.reduce_with("mean", &[dim], keepdim, &Mean, false)
+        self.to_float()
+            .reduce_with("mean", &[dim], keepdim, &Mean, false)
     }
 
-    /// Mean over several dims.
+    /// Mean over several dims (negative ones count from the end, as [`Tensor::sum_dims`]).
+    /// Integer inputs give `Tensor<f32>`, as [`Tensor::mean_dim`].
     ///
     /// # Errors
     /// As [`Tensor::sum_dims`].
@@ -392,13 +426,19 @@ impl<T: Numeric + Float> Tensor<T> {
     /// ```
     /// let a = stridex::Tensor::from_vec(vec![1.0f64, 2.0, 3.0, 6.0], &[2, 2])?;
     /// assert_eq!(a.mean_dims(&[0, 1], true)?.to_vec(), vec![3.0]);
+    /// assert_eq!(a.mean_dims(&[-2], false)?.to_vec(), vec![2.0, 4.0]);
+    /// let i = stridex::Tensor::from_vec(vec![1u8, 2, 3, 6], &[2, 2])?;
+    /// assert_eq!(i.mean_dims(&[0, 1], false)?.to_vec(), vec![3.0f32]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn mean_dims(&self, dims: &[usize], keepdim: bool) -> Result<Tensor<T>> {
-        self.reduce_with("mean", dims, keepdim, &Mean, false)
+    pub fn mean_dims<D: Dim>(&self, dims: &[D], keepdim: bool) -> Result<Tensor<T::Float>> {
+        let dims = resolve_dims("mean_dims", dims, self.ndim())?;
+        self.to_float()
+            .reduce_with("mean", &dims, keepdim, &Mean, false)
     }
 
-    /// Mean of every element (NaN for an empty tensor).
+    /// Mean of every element (NaN for an empty tensor). Integer inputs give an `f32`, as
+    /// [`Tensor::mean_dim`].
     ///
     /// # Panics
     /// As [`Tensor::sum_all`].
@@ -406,14 +446,17 @@ impl<T: Numeric + Float> Tensor<T> {
     /// ```
     /// let a = stridex::Tensor::from_vec(vec![half::f16::from_f32(1.0), half::f16::from_f32(2.0)], &[2])?;
     /// assert_eq!(a.mean_all(), half::f16::from_f32(1.5));
+    /// assert_eq!(stridex::Tensor::from_vec(vec![1i64, 2], &[2])?.mean_all(), 1.5f32);
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
-    pub fn mean_all(&self) -> T {
+    pub fn mean_all(&self) -> T::Float {
         if let Some((stored, _)) = self.stored_elements() {
-            return stored.mean_all(); // every stored element repeats equally often
+            // Every stored element repeats equally often (and only these are converted).
+            return stored.mean_all();
         }
-        self.reduce_all("mean", &Mean, false)
+        self.to_float()
+            .reduce_all("mean", &Mean, false)
             .unwrap_or_else(|e| panic!("mean_all: {e}"))
     }
 }

@@ -30,7 +30,7 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use num_traits::{AsPrimitive, Float};
+use num_traits::AsPrimitive;
 
 use super::Tensor;
 use crate::element::{DType, Element};
@@ -42,7 +42,7 @@ use crate::kernels::reducers::{
 };
 use crate::kernels::softmax::softmax;
 use crate::kernels::walk::for_each_offset2;
-use crate::scalar::Numeric;
+use crate::scalar::{FloatElement, Numeric, ToFloat};
 
 /// Which vector norm [`Tensor::norm_dim`] and [`Tensor::norm_all`] compute.
 ///
@@ -392,7 +392,7 @@ impl<T: Numeric> Tensor<T> {
     }
 }
 
-impl<T: Numeric + Float> Tensor<T> {
+impl<T: ToFloat> Tensor<T> {
     /// Softmax along `dim`: `e^(x - max) / sum(e^(x - max))` over each slice along `dim`,
     /// computed stably (logits near ±1000 are fine) from two reads of the input and one
     /// write; `f16`/`bf16` compute in `f32`. One pass carries each slice's running max and
@@ -402,6 +402,9 @@ impl<T: Numeric + Float> Tensor<T> {
     /// The result is laid out like the input when the input is a permuted dense layout
     /// (transposed, channels-last), row-major otherwise. A slice containing NaN or `+inf`
     /// gives NaN throughout, one of only `-inf` NaN too (as in PyTorch).
+    ///
+    /// Integer inputs give `Tensor<f32>`: converted to `f32` first (PyTorch's default float
+    /// type, see [`ToFloat`]); float inputs are read in place and give their own type.
     ///
     /// # Errors
     /// [`Error::DimOutOfRange`] if `dim >= ndim` (except `dim = 0` of a 0-dim tensor);
@@ -415,15 +418,18 @@ impl<T: Numeric + Float> Tensor<T> {
     /// let q = logits.t()?.softmax(0)?; // the same slices, transposed
     /// assert_eq!(q.strides(), &[1, 2]);
     /// assert!(logits.softmax(2).is_err());
+    /// let ints = Tensor::from_vec(vec![0i32, 0], &[2])?;
+    /// assert_eq!(ints.softmax(-1)?.to_vec(), vec![0.5f32, 0.5]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn softmax(&self, dim: impl crate::layout::Dim) -> Result<Tensor<T>> {
+    pub fn softmax(&self, dim: impl crate::layout::Dim) -> Result<Tensor<T::Float>> {
         let dim = dim.index("softmax", self.ndim().max(1))?;
-        self.softmax_with("softmax", dim, false)
+        self.to_float().softmax_with("softmax", dim, false)
     }
 
     /// Log-softmax along `dim`: `x - max - ln(sum(e^(x - max)))`, as [`Tensor::softmax`]
-    /// computes it (two reads, one write; stable for large logits).
+    /// computes it (two reads, one write; stable for large logits). Integer inputs give
+    /// `Tensor<f32>`, as [`Tensor::softmax`].
     ///
     /// # Errors
     /// As [`Tensor::softmax`].
@@ -434,25 +440,19 @@ impl<T: Numeric + Float> Tensor<T> {
     /// let lp = logits.log_softmax(0)?.to_vec();
     /// assert!((lp[0] + std::f64::consts::LN_2).abs() < 1e-12);
     /// assert!((lp[2] + 1000.0 + std::f64::consts::LN_2).abs() < 1e-9);
+    /// let ints = Tensor::from_vec(vec![5u8], &[1])?;
+    /// assert_eq!(ints.log_softmax(0)?.to_vec(), vec![0.0f32]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn log_softmax(&self, dim: impl crate::layout::Dim) -> Result<Tensor<T>> {
+    pub fn log_softmax(&self, dim: impl crate::layout::Dim) -> Result<Tensor<T::Float>> {
         let dim = dim.index("log_softmax", self.ndim().max(1))?;
-        self.softmax_with("log_softmax", dim, true)
-    }
-
-    /// Runs the softmax kernel along `dim` (a 0-dim tensor as a 1-element vector).
-    fn softmax_with(&self, op: &'static str, dim: usize, log: bool) -> Result<Tensor<T>> {
-        if self.stat_dims(op, dim)?.is_empty() {
-            return self.unsqueeze(0)?.softmax_with(op, 0, log)?.squeeze(0);
-        }
-        let (storage, layout) = softmax(&self.storage, &self.layout, dim, log)?;
-        Ok(Tensor::from_parts(Arc::new(storage), layout))
+        self.to_float().softmax_with("log_softmax", dim, true)
     }
 
     /// `ln(sum(e^x))` along `dim`, computed stably as `max + ln(sum(e^(x - max)))` in one
     /// pass (online: the sum is rescaled whenever the max grows). `-inf` over no elements or
     /// if every element is `-inf`; `+inf` if an element is `+inf`; NaN if one is NaN.
+    /// Integer inputs give `Tensor<f32>`, as [`Tensor::softmax`].
     ///
     /// # Errors
     /// As [`Tensor::softmax`].
@@ -464,10 +464,155 @@ impl<T: Numeric + Float> Tensor<T> {
     /// assert!((l[0] - (1000.0 + std::f32::consts::LN_2)).abs() < 1e-3);
     /// assert_eq!(l[1], 0.0);
     /// assert_eq!(a.logsumexp_dim(0, true)?.shape(), &[1, 2]);
+    /// let ints = Tensor::from_vec(vec![0i64, 0], &[2])?;
+    /// assert_eq!(ints.logsumexp_dim(0, false)?.to_vec(), vec![std::f32::consts::LN_2]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn logsumexp_dim(&self, dim: impl crate::layout::Dim, keepdim: bool) -> Result<Tensor<T>> {
+    pub fn logsumexp_dim(
+        &self,
+        dim: impl crate::layout::Dim,
+        keepdim: bool,
+    ) -> Result<Tensor<T::Float>> {
         let dim = dim.index("logsumexp_dim", self.ndim().max(1))?;
+        self.to_float().logsumexp_with(dim, keepdim)
+    }
+
+    /// Variance along `dim` with `correction` (1 for the unbiased estimate, 0 for the
+    /// population variance): `sum((x - mean)^2) / (n - correction)`, accumulated in `f64`
+    /// whatever the element type, from sums of elements shifted by one of their neighbours and
+    /// merged with Chan's parallel formula: accurate for data far from zero (mean `1e6`,
+    /// spread 1: about `1e-12` relative).
+    ///
+    /// When `n <= correction` the divisor is 0, as in PyTorch: the result is NaN when the
+    /// deviations are all zero (always for `n <= 1`, and over no elements) and `+inf`
+    /// otherwise. NaN or infinite elements give NaN.
+    ///
+    /// Integer inputs give `Tensor<f32>` (converted first, see [`ToFloat`]); the variance of
+    /// the converted values is still accumulated in `f64`.
+    ///
+    /// # Errors
+    /// As [`Tensor::softmax`].
+    ///
+    /// ```
+    /// use stridex::Tensor;
+    /// let a = Tensor::from_vec(vec![1.0f64, 2.0, 3.0, 4.0, 4.0, 4.0], &[2, 3])?;
+    /// assert_eq!(a.var_dim(1, false, 1)?.to_vec(), vec![1.0, 0.0]);
+    /// assert_eq!(a.var_dim(0, true, 0)?.to_vec(), vec![2.25, 1.0, 0.25]);
+    /// assert!(a.narrow(1, 0, 1)?.var_dim(1, false, 1)?.to_vec()[0].is_nan());
+    /// let ints = Tensor::from_vec(vec![1i32, 2, 3, 4], &[4])?;
+    /// assert_eq!(ints.var_dim(-1, false, 1)?.to_vec(), vec![5.0f32 / 3.0]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn var_dim(
+        &self,
+        dim: impl crate::layout::Dim,
+        keepdim: bool,
+        correction: usize,
+    ) -> Result<Tensor<T::Float>> {
+        let dim = dim.index("var_dim", self.ndim().max(1))?;
+        let spec = VarSpec {
+            correction,
+            sqrt: false,
+        };
+        self.to_float().moments_with("var", dim, keepdim, spec)
+    }
+
+    /// Standard deviation along `dim`: the square root of [`Tensor::var_dim`] (taken in
+    /// `f64`), with the same rule for `n <= correction`. Integer inputs give `Tensor<f32>`,
+    /// as [`Tensor::var_dim`].
+    ///
+    /// # Errors
+    /// As [`Tensor::softmax`].
+    ///
+    /// ```
+    /// use stridex::Tensor;
+    /// let a = Tensor::from_vec(vec![2.0f32, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0], &[8])?;
+    /// assert_eq!(a.std_dim(0, false, 0)?.to_vec(), vec![2.0]);
+    /// let ints = Tensor::from_vec(vec![2u16, 4, 4, 4, 5, 5, 7, 9], &[8])?;
+    /// assert_eq!(ints.std_dim(0, false, 0)?.to_vec(), vec![2.0f32]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn std_dim(
+        &self,
+        dim: impl crate::layout::Dim,
+        keepdim: bool,
+        correction: usize,
+    ) -> Result<Tensor<T::Float>> {
+        let dim = dim.index("std_dim", self.ndim().max(1))?;
+        let spec = VarSpec {
+            correction,
+            sqrt: true,
+        };
+        self.to_float().moments_with("std", dim, keepdim, spec)
+    }
+
+    /// The vector norm `ord` of each slice along `dim`: L1, L2 or max (see [`Norm`]; `ord`
+    /// is a `Norm` or PyTorch's number, `1.0`, `2.0`, `f64::INFINITY`, `1` or `2`: see
+    /// [`NormOrder`]). Sums accumulate in `f32` for `f32`/`f16`/`bf16` and `f64` for `f64`
+    /// (pairwise); the max norm propagates NaN. Integer inputs give `Tensor<f32>` (converted
+    /// first, see [`ToFloat`]).
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for another `ord`; [`Error::EmptyReduction`] for the max
+    /// norm over a dim of size 0 (L1 and L2 give 0 there); as [`Tensor::softmax`].
+    ///
+    /// ```
+    /// use stridex::Tensor;
+    /// let a = Tensor::from_vec(vec![3.0f32, -4.0, 1.0, 0.0], &[2, 2])?;
+    /// assert_eq!(a.norm_dim(1, false, 2.0)?.to_vec(), vec![5.0, 1.0]);
+    /// assert_eq!(a.norm_dim(1, false, 2)?.to_vec(), vec![5.0, 1.0]);
+    /// assert_eq!(a.norm_dim(0, true, 1.0)?.to_vec(), vec![4.0, 4.0]);
+    /// assert_eq!(a.norm_dim(1, false, f64::INFINITY)?.to_vec(), vec![4.0, 1.0]);
+    /// assert!(a.norm_dim(1, false, 0.5).is_err());
+    /// let ints = Tensor::from_vec(vec![3i8, -4], &[1, 2])?;
+    /// assert_eq!(ints.norm_dim(-1, false, 2)?.to_vec(), vec![5.0f32]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn norm_dim(
+        &self,
+        dim: impl crate::layout::Dim,
+        keepdim: bool,
+        ord: impl NormOrder,
+    ) -> Result<Tensor<T::Float>> {
+        let dim = dim.index("norm_dim", self.ndim().max(1))?;
+        let norm = ord.to_norm("norm")?;
+        self.to_float().norm_dim_with(dim, keepdim, norm)
+    }
+
+    /// The vector norm `ord` of all elements (as [`Tensor::norm_dim`]); integer inputs give
+    /// an `f32`.
+    ///
+    /// # Errors
+    /// [`Error::InvalidArgument`] for another `ord`; [`Error::EmptyReduction`] for the max
+    /// norm of an empty tensor; [`Error::Alloc`].
+    ///
+    /// ```
+    /// use stridex::Tensor;
+    /// let a = Tensor::from_vec(vec![half::f16::from_f32(-3.0); 4], &[2, 2])?;
+    /// assert_eq!(a.norm_all(2.0)?, half::f16::from_f32(6.0));
+    /// assert!(Tensor::<f32>::zeros(&[0])?.norm_all(f64::INFINITY).is_err());
+    /// assert_eq!(Tensor::from_vec(vec![-3i32, 4], &[2])?.norm_all(1)?, 7.0f32);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn norm_all(&self, ord: impl NormOrder) -> Result<T::Float> {
+        let norm = ord.to_norm("norm")?;
+        self.to_float().norm_all_with(norm)
+    }
+}
+
+/// The float-only reductions' kernels, on a tensor of the float type they compute in.
+impl<T: FloatElement> Tensor<T> {
+    /// Runs the softmax kernel along `dim` (a 0-dim tensor as a 1-element vector).
+    fn softmax_with(&self, op: &'static str, dim: usize, log: bool) -> Result<Tensor<T>> {
+        if self.stat_dims(op, dim)?.is_empty() {
+            return self.unsqueeze(0)?.softmax_with(op, 0, log)?.squeeze(0);
+        }
+        let (storage, layout) = softmax(&self.storage, &self.layout, dim, log)?;
+        Ok(Tensor::from_parts(Arc::new(storage), layout))
+    }
+
+    /// `logsumexp_dim` over the resolved `dim`: `f64` accumulation for `f64`, `f32` else.
+    fn logsumexp_with(&self, dim: usize, keepdim: bool) -> Result<Tensor<T>> {
         match T::DTYPE {
             DType::F64 => self.stat_dim(
                 "logsumexp",
@@ -484,67 +629,6 @@ impl<T: Numeric + Float> Tensor<T> {
                 false,
             ),
         }
-    }
-
-    /// Variance along `dim` with `correction` (1 for the unbiased estimate, 0 for the
-    /// population variance): `sum((x - mean)^2) / (n - correction)`, accumulated in `f64`
-    /// whatever the element type, from sums of elements shifted by one of their neighbours and
-    /// merged with Chan's parallel formula: accurate for data far from zero (mean `1e6`,
-    /// spread 1: about `1e-12` relative).
-    ///
-    /// When `n <= correction` the divisor is 0, as in PyTorch: the result is NaN when the
-    /// deviations are all zero (always for `n <= 1`, and over no elements) and `+inf`
-    /// otherwise. NaN or infinite elements give NaN.
-    ///
-    /// # Errors
-    /// As [`Tensor::softmax`].
-    ///
-    /// ```
-    /// use stridex::Tensor;
-    /// let a = Tensor::from_vec(vec![1.0f64, 2.0, 3.0, 4.0, 4.0, 4.0], &[2, 3])?;
-    /// assert_eq!(a.var_dim(1, false, 1)?.to_vec(), vec![1.0, 0.0]);
-    /// assert_eq!(a.var_dim(0, true, 0)?.to_vec(), vec![2.25, 1.0, 0.25]);
-    /// assert!(a.narrow(1, 0, 1)?.var_dim(1, false, 1)?.to_vec()[0].is_nan());
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    pub fn var_dim(
-        &self,
-        dim: impl crate::layout::Dim,
-        keepdim: bool,
-        correction: usize,
-    ) -> Result<Tensor<T>> {
-        let dim = dim.index("var_dim", self.ndim().max(1))?;
-        let spec = VarSpec {
-            correction,
-            sqrt: false,
-        };
-        self.moments_with("var", dim, keepdim, spec)
-    }
-
-    /// Standard deviation along `dim`: the square root of [`Tensor::var_dim`] (taken in
-    /// `f64`), with the same rule for `n <= correction`.
-    ///
-    /// # Errors
-    /// As [`Tensor::softmax`].
-    ///
-    /// ```
-    /// use stridex::Tensor;
-    /// let a = Tensor::from_vec(vec![2.0f32, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0], &[8])?;
-    /// assert_eq!(a.std_dim(0, false, 0)?.to_vec(), vec![2.0]);
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    pub fn std_dim(
-        &self,
-        dim: impl crate::layout::Dim,
-        keepdim: bool,
-        correction: usize,
-    ) -> Result<Tensor<T>> {
-        let dim = dim.index("std_dim", self.ndim().max(1))?;
-        let spec = VarSpec {
-            correction,
-            sqrt: true,
-        };
-        self.moments_with("std", dim, keepdim, spec)
     }
 
     /// Runs the moments kernel along `dim` into the layout every reduction gets (a 0-dim
@@ -568,34 +652,10 @@ impl<T: Numeric + Float> Tensor<T> {
         }
     }
 
-    /// The vector norm `ord` of each slice along `dim`: L1, L2 or max (see [`Norm`]; `ord`
-    /// is a `Norm` or PyTorch's number, `1.0`, `2.0`, `f64::INFINITY`, `1` or `2`: see
-    /// [`NormOrder`]). Sums accumulate in `f32` for `f32`/`f16`/`bf16` and `f64` for `f64`
-    /// (pairwise); the max norm propagates NaN.
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] for another `ord`; [`Error::EmptyReduction`] for the max
-    /// norm over a dim of size 0 (L1 and L2 give 0 there); as [`Tensor::softmax`].
-    ///
-    /// ```
-    /// use stridex::Tensor;
-    /// let a = Tensor::from_vec(vec![3.0f32, -4.0, 1.0, 0.0], &[2, 2])?;
-    /// assert_eq!(a.norm_dim(1, false, 2.0)?.to_vec(), vec![5.0, 1.0]);
-    /// assert_eq!(a.norm_dim(1, false, 2)?.to_vec(), vec![5.0, 1.0]);
-    /// assert_eq!(a.norm_dim(0, true, 1.0)?.to_vec(), vec![4.0, 4.0]);
-    /// assert_eq!(a.norm_dim(1, false, f64::INFINITY)?.to_vec(), vec![4.0, 1.0]);
-    /// assert!(a.norm_dim(1, false, 0.5).is_err());
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    pub fn norm_dim(
-        &self,
-        dim: impl crate::layout::Dim,
-        keepdim: bool,
-        ord: impl NormOrder,
-    ) -> Result<Tensor<T>> {
-        let dim = dim.index("norm_dim", self.ndim().max(1))?;
+    /// `norm_dim` over the resolved `dim`.
+    fn norm_dim_with(&self, dim: usize, keepdim: bool, norm: Norm) -> Result<Tensor<T>> {
         let op = "norm";
-        match ord.to_norm(op)? {
+        match norm {
             Norm::L1 => self.stat_dim(op, dim, keepdim, &AbsSum, false),
             Norm::L2 if T::DTYPE == DType::F64 => {
                 self.stat_dim(op, dim, keepdim, &SquareSum::<f64>(PhantomData), false)
@@ -605,22 +665,10 @@ impl<T: Numeric + Float> Tensor<T> {
         }
     }
 
-    /// The vector norm `ord` of all elements (as [`Tensor::norm_dim`]).
-    ///
-    /// # Errors
-    /// [`Error::InvalidArgument`] for another `ord`; [`Error::EmptyReduction`] for the max
-    /// norm of an empty tensor; [`Error::Alloc`].
-    ///
-    /// ```
-    /// use stridex::Tensor;
-    /// let a = Tensor::from_vec(vec![half::f16::from_f32(-3.0); 4], &[2, 2])?;
-    /// assert_eq!(a.norm_all(2.0)?, half::f16::from_f32(6.0));
-    /// assert!(Tensor::<f32>::zeros(&[0])?.norm_all(f64::INFINITY).is_err());
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    pub fn norm_all(&self, ord: impl NormOrder) -> Result<T> {
+    /// `norm_all` of the resolved `norm`.
+    fn norm_all_with(&self, norm: Norm) -> Result<T> {
         let op = "norm";
-        match ord.to_norm(op)? {
+        match norm {
             Norm::L1 => self.stat_all(op, &AbsSum, false),
             Norm::L2 if T::DTYPE == DType::F64 => {
                 self.stat_all(op, &SquareSum::<f64>(PhantomData), false)

@@ -462,6 +462,24 @@ fn table() -> Vec<(&'static str, stridex::Result<()>, Vec<&'static str>)> {
         ("prod", a.prod_dims(&[5], false).map(drop), vec!["dim 5"]),
         ("mean", a.mean_dim(2, false).map(drop), vec!["dim 2"]),
         ("mean", a.mean_dims(&[2], false).map(drop), vec!["dim 2"]),
+        (
+            "sum_dims",
+            a.sum_dims(&[1, -1], false).map(drop),
+            vec!["dims 1 and -1", "dim 1 of a 2-dim", "once"],
+        ),
+        (
+            "mean_dims",
+            Tensor::<i32>::zeros(&[2, 2])
+                .unwrap()
+                .mean_dims(&[0, 0], false)
+                .map(drop),
+            vec!["dim 0 is given twice", "once"],
+        ),
+        (
+            "argmax_dims",
+            a.argmax_dims(&[-3], false).map(drop),
+            vec!["dim -3", "2-dim"],
+        ),
         ("max", a.max_dim(2, false).map(drop), vec!["dim 2"]),
         (
             "max",
@@ -574,6 +592,34 @@ fn table() -> Vec<(&'static str, stridex::Result<()>, Vec<&'static str>)> {
             "take",
             a.take(&i(vec![-1], &[1])).map(drop),
             vec!["index -1", "0..12"],
+        ),
+        (
+            "take",
+            a.take(&Tensor::from_vec(vec![u64::MAX], &[1]).unwrap())
+                .map(drop),
+            vec!["index 18446744073709551615", "isize::MAX", "0..12"],
+        ),
+        (
+            "index_select",
+            a.index_select(1, &Tensor::from_vec(vec![-2i8], &[1]).unwrap())
+                .map(drop),
+            vec!["index -2", "dim 1 of size 4", "0..4"],
+        ),
+        (
+            "masked_select",
+            a.masked_select(&Tensor::from_vec(vec![1i32; 5], &[5]).unwrap())
+                .map(drop),
+            vec!["[5]"],
+        ),
+        (
+            "from_bools",
+            Tensor::from_bools(&[true, false], &[3]).map(drop),
+            vec!["[3]"],
+        ),
+        (
+            "softmax",
+            Tensor::<i32>::zeros(&[2]).unwrap().softmax(1).map(drop),
+            vec!["dim 1"],
         ),
         // Building from parts.
         (

@@ -38,6 +38,7 @@ mod memory_format_props;
 mod operators;
 mod ops_props;
 mod overlap_props;
+mod promotion;
 mod regressions;
 mod robustness;
 mod slicing;

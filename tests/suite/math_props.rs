@@ -83,7 +83,7 @@ fn naive_zip<A: Copy, B: Copy, O>(
 }
 
 /// A float element type under test, with the unit roundoff of its storage.
-trait F: Numeric + Float + NumCast + ToPrimitive {
+trait F: stridex::FloatElement + NumCast + ToPrimitive {
     const EPS: f64;
     fn f64(self) -> f64 {
         self.to_f64().unwrap()

@@ -98,7 +98,7 @@ fn check_close(
 }
 
 /// Element types the float properties run on, with their tolerances.
-trait Float: Element + num_traits::Float + stridex::Numeric {
+trait Float: Element + stridex::FloatElement {
     const RTOL: f64;
     fn of(v: f64) -> Self;
     fn wide(self) -> f64;
