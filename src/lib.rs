@@ -155,16 +155,26 @@
 //! | `x[:, 1:3, 0]`, `x[0]`, `x[..., None]` (ndarray's `s![..]`) | `x.i(s![.., 1..3, 0])?` or `x.i((.., 1..3, 0))?`, `x.i(0)?`, `x.i(s![.., .., NewAxis])?` for 2 dims (one view: [`s!`], [`SliceItem`]) |
 //! | `x[1:, ::2, -1]`, `x.permute(-1, 0, 1)` | `x.i(s![1.., ..;2, -1])?`, `x.permute(&[-1, 0, 1])?` |
 //! | `x.sum()`, `x.mean()`, `x.max()`, `x.argmax(1)` | `x.sum()`, `x.mean()`, `x.max()?`, `x.argmax(1)?` |
-//! | `x + 1`, `2 * x`, `x / 3`, `a + b` | `&x + 1.0`, `2.0 * &x`, `&x / 3.0`, `(&a + &b)?` (shapes may not broadcast: a `Result`) |
+//! | `x + 1`, `2 * x`, `x / 3`, `-x` | `&x + 1.0`, `2.0 * &x`, `&x / 3.0`, `-&x` (or `x + 1.0` ... on an owned `x`, written in place) |
+//! | `a + b`, `a / b` on results of earlier ops | `(a + b)?`, `(a / &b)?`, `(&a - b)?` (shapes may not broadcast: a `Result`; an owned operand held alone takes the result in place, no allocation) |
+//! | `x_f32 + x_f64`, `ints + floats` | `(&x32 + &x64)?` is `Tensor<f64>`, `(&i + &f)?` is `Tensor<f32>`: PyTorch's promotion ([`Promote`], [`DType::promote`]) |
+//! | `x.exp()`, `x.mean(1)` on an int tensor | `x.exp()`, `x.mean_dim(1, false)?`: `Tensor<f32>`, as in PyTorch ([`scalar::ToFloat`]) |
+//! | `x.masked_fill(mask, v)`, `x.index_select(0, idx)` | a mask of any integer type (`Tensor::from_bools(&[true, false], &[2])?` for a `bool` list), indices of any integer type |
+//! | `a.t().matmul(b)` | `a.t().matmul(&b)?`: one `?` for the chain ([`TensorResult`], in [`prelude`]) |
 //! | `x.to(torch.float16)`, `a.dot(&b)` (ndarray) | `x.to_dtype::<half::f16>()`, `a.dot(&b)?` |
 //! | `torch.cat([a, b], 1)` | `Tensor::cat(&[a, b], 1)?` (owned results or `&[&a, &b]`) |
 //! | `y[:, 0] += x`, `col.fill_(7)` on a view | `let mut c = y.view_mut()?.select(1, 0)?; c += &x;` (Rust's `+=` needs a place), `base.view_mut()?.narrow(1, 1, 1)?.fill(7)?` |
 //! | `x.clone()` (a copy) | `x.to_owned()` (`Clone` shares the storage, like a view) |
 //! | `x.contiguous()` | `x.contiguous()` (the same storage when already row-major) |
 //!
-//! Every op returns `Result` where its input can be wrong (a shape, a dim, an index); the
-//! operators and the all-element reductions above are the shorthands for chains whose shapes
-//! are known, and panic with the method's message where it would return `Err`.
+//! Every op returns `Result` where its input can be wrong (a shape, a dim, an index), and that
+//! stays the default. For chains whose shapes are known, the shorthand is not a panicking twin
+//! of each method but [`TensorResult`]: the methods continue on the `Result` of the step
+//! before, so `a.t().matmul(&b).sum_dim(-1, false)?` has one `?` and still reports the first
+//! step that failed (why: Note [chains and panics] in `src/tensor/chain.rs`). Only the
+//! operators with a scalar and the all-element reductions (`sum()`, `mean()`) return values
+//! directly; nothing in them depends on a shape (an integer division by zero panics, as
+//! Rust's `/` does).
 //!
 //! # Cargo features
 //!
@@ -229,6 +239,7 @@ mod kernels;
 pub mod layout;
 pub mod matmul;
 mod operators;
+pub mod prelude;
 pub mod scalar;
 pub mod storage;
 mod tensor;
@@ -246,7 +257,7 @@ pub use operators::promote::Promote;
 pub use scalar::Numeric;
 pub use scalar::{FloatElement, IntElement, ToFloat};
 pub use storage::Storage;
-pub use tensor::{AsTensor, Iter, Norm, NormOrder, Tensor};
+pub use tensor::{AsTensor, Iter, Norm, NormOrder, Tensor, TensorResult};
 pub use tensor_mut::TensorMut;
 pub use tensor_view::TensorView;
 

@@ -16,6 +16,7 @@ mod activations;
 mod build;
 mod bytes;
 mod cast;
+mod chain;
 mod compare;
 mod construct;
 mod copy;
@@ -35,6 +36,7 @@ mod views;
 
 pub use access::Iter;
 pub use build::AsTensor;
+pub use chain::TensorResult;
 pub use stats::{Norm, NormOrder};
 
 use std::sync::Arc;
