@@ -1,7 +1,7 @@
 //! Small tensors, where the fixed cost of a call dominates: view ops (owned and borrowed), a
-//! transposed copy,
-//! `&a + &a`, `sum_dim` and `matmul` on n x n f32 for n = 4, 16, 64, 256, beside ndarray with a
-//! dynamic rank (`ArrayD`) and a static one (`Array2`). `cargo bench --bench small`; the bench
+//! transposed copy, `&a + &a`, `&a + 1.0`, `a + &b` with an owned `a`, `&a + &a.t()`,
+//! `sum_dim` and `matmul` on n x n f32 for n = 4, 16, 64, 256, beside ndarray with a dynamic
+//! rank (`ArrayD`) and a static one (`Array2`). `cargo bench --bench small`; the bench
 //! report example prints the same cases as one table of ns per call and ratios.
 
 use std::hint::black_box;
@@ -64,6 +64,37 @@ fn small(c: &mut Criterion) {
         });
         g.bench_function(BenchmarkId::new("add", "ndarray Array2"), |b| {
             b.iter(|| black_box(&s) + black_box(&s))
+        });
+        g.bench_function(BenchmarkId::new("&a + 1.0", "stridex"), |b| {
+            b.iter(|| black_box(&a) + 1.0)
+        });
+        g.bench_function(BenchmarkId::new("&a + 1.0", "ndarray ArrayD"), |b| {
+            b.iter(|| black_box(&d) + 1.0)
+        });
+        // An owned left operand (the previous result), whose buffer both libraries reuse.
+        let mut own = Some(a.to_owned());
+        g.bench_function(BenchmarkId::new("a + &b (owned a)", "stridex"), |b| {
+            b.iter(|| {
+                let x = own.take().expect("the previous result");
+                own = (x + black_box(&a)).ok();
+            })
+        });
+        let mut own_d = Some(d.clone());
+        g.bench_function(
+            BenchmarkId::new("a + &b (owned a)", "ndarray ArrayD"),
+            |b| {
+                b.iter(|| {
+                    let x = own_d.take().expect("the previous result");
+                    own_d = Some(x + black_box(&d));
+                })
+            },
+        );
+        let (at, dt) = (a.t().unwrap(), d.t());
+        g.bench_function(BenchmarkId::new("&a + &a.t()", "stridex"), |b| {
+            b.iter(|| (black_box(&a) + black_box(&at)).unwrap())
+        });
+        g.bench_function(BenchmarkId::new("&a + &a.t()", "ndarray ArrayD"), |b| {
+            b.iter(|| black_box(&d) + black_box(&dt))
         });
         for dim in [0, 1] {
             g.bench_function(
