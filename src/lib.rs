@@ -253,6 +253,7 @@ pub use half;
 pub use layout::{
     Dim, IndexArg, Layout, MemoryFormat, NewAxis, ShapeArg, SliceItem, SliceRange, broadcast_shapes,
 };
+pub use operators::compare::CmpRhs;
 pub use operators::promote::Promote;
 pub use scalar::Numeric;
 pub use scalar::{FloatElement, IntElement, ToFloat};

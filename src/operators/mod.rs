@@ -25,6 +25,7 @@
 //! `&a op &b`. Which path ran never changes the values, only where they live.
 
 mod binary;
+pub(crate) mod compare;
 pub(crate) mod promote;
 mod scalar;
 

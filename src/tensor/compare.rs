@@ -1,4 +1,5 @@
-//! Comparisons, producing `Tensor<u8>` masks, and `where`-style selection.
+//! `where`-style selection and `u8` masks. (The comparisons that produce masks, `cmp_eq` ...
+//! `cmp_ge`, are in `operators/compare.rs`, with the element-type promotion they use.)
 //!
 //! stridex has no `bool` element type (elements are plain-old-data numbers), so a comparison
 //! yields a `Tensor<u8>` holding 1 where it holds and 0 elsewhere, like NumPy's `uint8` view of
@@ -19,37 +20,7 @@ use crate::error::Result;
 use crate::kernels::elementwise;
 use crate::scalar::IntElement;
 
-macro_rules! comparison {
-    ($($name:ident, $op:tt, $what:literal, $example:literal;)*) => {$(
-        #[doc = concat!("Elementwise `self ", stringify!($op), " other` (", $what, "), broadcasting: 1 where it holds, 0 elsewhere.")]
-        ///
-        /// # Errors
-        /// [`Error::BroadcastMismatch`](crate::Error::BroadcastMismatch) if the shapes do not
-        /// broadcast; [`Error::Alloc`](crate::Error::Alloc).
-        ///
-        /// ```
-        /// use stridex::Tensor;
-        /// let a = Tensor::from_vec(vec![1.0f32, 2.0, 3.0], &[3])?;
-        /// let two = Tensor::full(&[], 2.0f32)?;
-        #[doc = concat!("assert_eq!(a.", stringify!($name), "(&two)?.to_vec(), vec!", $example, ");")]
-        /// # Ok::<(), stridex::Error>(())
-        /// ```
-        pub fn $name(&self, other: &Tensor<T>) -> Result<Tensor<u8>> {
-            self.zip_named(stringify!($name), other, |x, y| u8::from(x $op y))
-        }
-    )*};
-}
-
 impl<T: Element> Tensor<T> {
-    comparison! {
-        cmp_eq, ==, "equal", "[0, 1, 0]";
-        cmp_ne, !=, "not equal", "[1, 0, 1]";
-        cmp_lt, <, "less than", "[1, 0, 0]";
-        cmp_le, <=, "less than or equal", "[1, 1, 0]";
-        cmp_gt, >, "greater than", "[0, 0, 1]";
-        cmp_ge, >=, "greater than or equal", "[0, 1, 1]";
-    }
-
     /// Elementwise selection: `on_true` where `cond` is non-zero, `on_false` elsewhere, all
     /// three broadcast together (NumPy's `where`, PyTorch's `torch.where`). `cond` holds any
     /// integer type: a `u8` mask from a comparison, or `i32`, `i64` ... (see the Note \[no bool

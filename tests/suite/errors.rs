@@ -423,7 +423,7 @@ fn table() -> Vec<(&'static str, stridex::Result<()>, Vec<&'static str>)> {
         ),
         (
             "cmp_eq",
-            a.cmp_eq(&Tensor::zeros(&[5]).unwrap()).map(drop),
+            a.cmp_eq(Tensor::<f32>::zeros(&[5]).unwrap()).map(drop),
             vec!["[5]"],
         ),
         (

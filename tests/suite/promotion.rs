@@ -360,7 +360,7 @@ fn retype<M: IntElement>(mask: &Tensor<u8>, on: M) -> Tensor<M> {
 fn check_mask<M: IntElement>(on: M) {
     let x = data();
     let mask = x
-        .cmp_gt(&Tensor::full(&[], 4.5).unwrap())
+        .cmp_gt(4.5)
         .unwrap()
         .t()
         .unwrap()
