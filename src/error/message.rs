@@ -509,6 +509,9 @@ fn fmt_rank(
         ("matmul" | "matmul_into", _) => "; a 0-dim operand has no matrix dims, unsqueeze it \
                                           or multiply elementwise (mul) instead"
             .to_string(),
+        ("dot", _) => "; dot is the inner product of two 1-dim tensors: flatten them, or use \
+                       matmul for matrices"
+            .to_string(),
         ("expand", _) => "; give one size per dim (new dims may be added on the left, never \
                           removed)"
             .to_string(),

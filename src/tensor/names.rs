@@ -66,7 +66,7 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn argmax(&self, dim: impl Dim) -> Result<Tensor<i64>> {
-        self.argmax_dim(dim, false)
+        self.argmax_dim(dim, false).map_err(|e| e.named("argmax"))
     }
 
     /// Index along `dim` of each minimum, the dim removed ([`Tensor::argmin_dim`]).
@@ -80,7 +80,7 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn argmin(&self, dim: impl Dim) -> Result<Tensor<i64>> {
-        self.argmin_dim(dim, false)
+        self.argmin_dim(dim, false).map_err(|e| e.named("argmin"))
     }
 }
 
@@ -149,6 +149,13 @@ impl<T: MatmulElement> Tensor<T> {
                     got: t.ndim(),
                 });
             }
+        }
+        if self.numel() != other.numel() {
+            return Err(Error::ShapeMismatch {
+                op: "dot",
+                expected: self.shape().to_vec(),
+                got: other.shape().to_vec(),
+            });
         }
         self.matmul(other).map_err(|e| e.named("dot"))?.get(&[])
     }

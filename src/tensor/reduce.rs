@@ -89,7 +89,7 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     pub fn sum_dim(&self, dim: impl Dim, keepdim: bool) -> Result<Tensor<T>> {
         let dim = dim.index("sum_dim", self.ndim().max(1))?;
-        self.reduce_with("sum", &[dim], keepdim, &Sum, false)
+        self.reduce_with("sum_dim", &[dim], keepdim, &Sum, false)
     }
 
     /// Sum over several dims at once (any order; none means no reduction). Each dim is any
@@ -117,7 +117,7 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     pub fn sum_dims<D: Dim>(&self, dims: &[D], keepdim: bool) -> Result<Tensor<T>> {
         let dims = resolve_dims("sum_dims", dims, self.ndim())?;
-        self.reduce_with("sum", &dims, keepdim, &Sum, false)
+        self.reduce_with("sum_dims", &dims, keepdim, &Sum, false)
     }
 
     /// Sum of every element (0 for an empty tensor).
@@ -156,7 +156,7 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     pub fn prod_dim(&self, dim: impl Dim, keepdim: bool) -> Result<Tensor<T>> {
         let dim = dim.index("prod_dim", self.ndim().max(1))?;
-        self.reduce_with("prod", &[dim], keepdim, &Prod, false)
+        self.reduce_with("prod_dim", &[dim], keepdim, &Prod, false)
     }
 
     /// Product over several dims (negative ones count from the end, as [`Tensor::sum_dims`]).
@@ -172,7 +172,7 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     pub fn prod_dims<D: Dim>(&self, dims: &[D], keepdim: bool) -> Result<Tensor<T>> {
         let dims = resolve_dims("prod_dims", dims, self.ndim())?;
-        self.reduce_with("prod", &dims, keepdim, &Prod, false)
+        self.reduce_with("prod_dims", &dims, keepdim, &Prod, false)
     }
 
     /// Product of every element (1 for an empty tensor); over broadcast dims the stored
@@ -209,7 +209,7 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     pub fn max_dim(&self, dim: impl Dim, keepdim: bool) -> Result<Tensor<T>> {
         let dim = dim.index("max_dim", self.ndim().max(1))?;
-        self.reduce_with("max", &[dim], keepdim, &Extreme::<true>, true)
+        self.reduce_with("max_dim", &[dim], keepdim, &Extreme::<true>, true)
     }
 
     /// Maximum over several dims (negative ones count from the end, as [`Tensor::sum_dims`]).
@@ -225,7 +225,7 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     pub fn max_dims<D: Dim>(&self, dims: &[D], keepdim: bool) -> Result<Tensor<T>> {
         let dims = resolve_dims("max_dims", dims, self.ndim())?;
-        self.reduce_with("max", &dims, keepdim, &Extreme::<true>, true)
+        self.reduce_with("max_dims", &dims, keepdim, &Extreme::<true>, true)
     }
 
     /// Maximum of every element.
@@ -257,7 +257,7 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     pub fn min_dim(&self, dim: impl Dim, keepdim: bool) -> Result<Tensor<T>> {
         let dim = dim.index("min_dim", self.ndim().max(1))?;
-        self.reduce_with("min", &[dim], keepdim, &Extreme::<false>, true)
+        self.reduce_with("min_dim", &[dim], keepdim, &Extreme::<false>, true)
     }
 
     /// Minimum over several dims (negative ones count from the end, as [`Tensor::sum_dims`]).
@@ -273,7 +273,7 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     pub fn min_dims<D: Dim>(&self, dims: &[D], keepdim: bool) -> Result<Tensor<T>> {
         let dims = resolve_dims("min_dims", dims, self.ndim())?;
-        self.reduce_with("min", &dims, keepdim, &Extreme::<false>, true)
+        self.reduce_with("min_dims", &dims, keepdim, &Extreme::<false>, true)
     }
 
     /// Minimum of every element.
@@ -307,7 +307,7 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     pub fn argmax_dim(&self, dim: impl Dim, keepdim: bool) -> Result<Tensor<i64>> {
         let dim = dim.index("argmax_dim", self.ndim().max(1))?;
-        self.reduce_with("argmax", &[dim], keepdim, &ArgExtreme::<true>, true)
+        self.reduce_with("argmax_dim", &[dim], keepdim, &ArgExtreme::<true>, true)
     }
 
     /// Position of the maximum among the elements of several dims, counted row-major over
@@ -326,7 +326,7 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     pub fn argmax_dims<D: Dim>(&self, dims: &[D], keepdim: bool) -> Result<Tensor<i64>> {
         let dims = resolve_dims("argmax_dims", dims, self.ndim())?;
-        self.reduce_with("argmax", &dims, keepdim, &ArgExtreme::<true>, true)
+        self.reduce_with("argmax_dims", &dims, keepdim, &ArgExtreme::<true>, true)
     }
 
     /// Row-major position of the maximum of all elements.
@@ -356,7 +356,7 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     pub fn argmin_dim(&self, dim: impl Dim, keepdim: bool) -> Result<Tensor<i64>> {
         let dim = dim.index("argmin_dim", self.ndim().max(1))?;
-        self.reduce_with("argmin", &[dim], keepdim, &ArgExtreme::<false>, true)
+        self.reduce_with("argmin_dim", &[dim], keepdim, &ArgExtreme::<false>, true)
     }
 
     /// Position of the minimum among the elements of several dims (see
@@ -373,7 +373,7 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     pub fn argmin_dims<D: Dim>(&self, dims: &[D], keepdim: bool) -> Result<Tensor<i64>> {
         let dims = resolve_dims("argmin_dims", dims, self.ndim())?;
-        self.reduce_with("argmin", &dims, keepdim, &ArgExtreme::<false>, true)
+        self.reduce_with("argmin_dims", &dims, keepdim, &ArgExtreme::<false>, true)
     }
 
     /// Row-major position of the minimum of all elements.
@@ -414,7 +414,7 @@ impl<T: ToFloat> Tensor<T> {
     pub fn mean_dim(&self, dim: impl Dim, keepdim: bool) -> Result<Tensor<T::Float>> {
         let dim = dim.index("mean_dim", self.ndim().max(1))?;
         self.to_float()
-            .reduce_with("mean", &[dim], keepdim, &Mean, false)
+            .reduce_with("mean_dim", &[dim], keepdim, &Mean, false)
     }
 
     /// Mean over several dims (negative ones count from the end, as [`Tensor::sum_dims`]).
@@ -434,7 +434,7 @@ impl<T: ToFloat> Tensor<T> {
     pub fn mean_dims<D: Dim>(&self, dims: &[D], keepdim: bool) -> Result<Tensor<T::Float>> {
         let dims = resolve_dims("mean_dims", dims, self.ndim())?;
         self.to_float()
-            .reduce_with("mean", &dims, keepdim, &Mean, false)
+            .reduce_with("mean_dims", &dims, keepdim, &Mean, false)
     }
 
     /// Mean of every element (NaN for an empty tensor). Integer inputs give an `f32`, as

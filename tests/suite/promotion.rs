@@ -359,13 +359,7 @@ fn retype<M: IntElement>(mask: &Tensor<u8>, on: M) -> Tensor<M> {
 
 fn check_mask<M: IntElement>(on: M) {
     let x = data();
-    let mask = x
-        .cmp_gt(4.5)
-        .unwrap()
-        .t()
-        .unwrap()
-        .t()
-        .unwrap();
+    let mask = x.cmp_gt(4.5).unwrap().t().unwrap().t().unwrap();
     let m = retype(&mask, on);
     let name = M::DTYPE;
     assert_eq!(
