@@ -38,11 +38,9 @@
 //! (what comparisons return), [`Tensor::from_bools`](crate::Tensor::from_bools) builds one
 //! from `bool`s.
 
-use std::borrow::Cow;
 use std::fmt::Debug;
 
 use crate::element::Element;
-use crate::tensor::Tensor;
 
 /// Element arithmetic with the semantics described in the [module docs](self).
 ///
@@ -381,21 +379,6 @@ pub trait ToFloat: Numeric {
     /// assert_eq!(1.5f64.to_float(), 1.5f64);
     /// ```
     fn to_float(self) -> Self::Float;
-
-    /// `t` as a tensor of [`ToFloat::Float`]: borrowed for floats (no copy), a converted
-    /// copy (as [`ToFloat::to_float`] per element) for integers. What
-    /// [`Tensor::to_float`](crate::Tensor::to_float) returns.
-    ///
-    /// ```
-    /// use std::borrow::Cow;
-    /// use stridex::{Tensor, ToFloat};
-    /// let f = Tensor::from_vec(vec![1.0f32], &[1])?;
-    /// assert!(matches!(f32::tensor_to_float(&f), Cow::Borrowed(_)));
-    /// let i = Tensor::from_vec(vec![1u16], &[1])?;
-    /// assert!(matches!(u16::tensor_to_float(&i), Cow::Owned(_)));
-    /// # Ok::<(), stridex::Error>(())
-    /// ```
-    fn tensor_to_float(t: &Tensor<Self>) -> Cow<'_, Tensor<Self::Float>>;
 }
 
 macro_rules! float_to_float {
@@ -405,8 +388,6 @@ macro_rules! float_to_float {
             type Float = $t;
             #[inline(always)]
             fn to_float(self) -> $t { self }
-            #[inline(always)]
-            fn tensor_to_float(t: &Tensor<$t>) -> Cow<'_, Tensor<$t>> { Cow::Borrowed(t) }
         }
     )*};
 }
@@ -417,9 +398,6 @@ macro_rules! int_to_float {
             type Float = f32;
             #[inline(always)]
             fn to_float(self) -> f32 { self as f32 }
-            fn tensor_to_float(t: &Tensor<$t>) -> Cow<'_, Tensor<f32>> {
-                Cow::Owned(t.map(|x| x as f32))
-            }
         }
     )*};
 }

@@ -22,6 +22,7 @@ use crate::iter::{Plan, element_count};
 use crate::layout::Layout;
 use crate::storage::Storage;
 
+pub(crate) use super::Src;
 use super::dispatch::with_avx2;
 use super::parallel::{SharedPtr, for_each_chunk, threads_for};
 use super::transpose::Word;
@@ -321,23 +322,6 @@ fn prefetch(p: *const u8) {
     };
     #[cfg(any(not(target_arch = "x86_64"), miri))]
     let _ = p;
-}
-
-/// An input of an op: a storage and a layout that fits it (the tensor invariant).
-#[derive(Clone, Copy)]
-pub(crate) struct Src<'a, T: Element> {
-    pub(crate) storage: &'a Storage<T>,
-    pub(crate) layout: &'a Layout,
-}
-
-impl<T: Element> Src<'_, T> {
-    fn base(&self) -> *mut u8 {
-        assert!(
-            self.layout.fits_in(self.storage.len()),
-            "elementwise: layout does not fit its storage"
-        );
-        self.storage.as_ptr().cast_mut().cast()
-    }
 }
 
 /// The elements a source views, in order, if its layout is row-major (`None` otherwise).

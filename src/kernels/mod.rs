@@ -38,6 +38,7 @@ pub(crate) mod walk;
 
 use crate::element::Element;
 use crate::error::Result;
+use crate::layout::Layout;
 use crate::storage::{Storage, UninitStorage};
 
 /// Fresh memory for a result of `shape` (`len` elements) of the operation `op`. A byte size
@@ -51,4 +52,21 @@ pub(crate) fn fresh<T: Element>(
 ) -> Result<UninitStorage<T>> {
     crate::error::checked_bytes(op, shape, len, std::mem::size_of::<T>())?;
     Storage::<T>::uninit(len)
+}
+
+/// An input of an op: a storage and a layout that fits it (the tensor invariant).
+#[derive(Clone, Copy)]
+pub(crate) struct Src<'a, T: Element> {
+    pub(crate) storage: &'a Storage<T>,
+    pub(crate) layout: &'a Layout,
+}
+
+impl<T: Element> Src<'_, T> {
+    fn base(&self) -> *mut u8 {
+        assert!(
+            self.layout.fits_in(self.storage.len()),
+            "elementwise: layout does not fit its storage"
+        );
+        self.storage.as_ptr().cast_mut().cast()
+    }
 }

@@ -17,7 +17,7 @@ use crate::iter::output::output_strides;
 use crate::layout::Layout;
 use crate::storage::Storage;
 
-use super::elementwise::Src;
+use super::Src;
 use super::parallel::threads_for;
 
 /// Largest output (elements) this path takes. Beyond it the planned path's cache-aware loop

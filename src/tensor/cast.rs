@@ -77,7 +77,12 @@ impl<T: ToFloat> Tensor<T> {
     /// ```
     #[must_use]
     pub fn to_float(&self) -> Cow<'_, Tensor<T::Float>> {
-        T::tensor_to_float(self)
+        // A float tensor is its own float form: borrowed (the downcast succeeds exactly when
+        // `T::Float` is `T`, decided at compile time).
+        match (self as &dyn std::any::Any).downcast_ref::<Tensor<T::Float>>() {
+            Some(same) => Cow::Borrowed(same),
+            None => Cow::Owned(self.map(T::to_float)),
+        }
     }
 }
 

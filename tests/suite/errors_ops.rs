@@ -424,11 +424,7 @@ fn table() -> Vec<Row> {
             Tensor::<u8>::zeros(&[2, 2]).unwrap().softmax(-3).map(drop),
             vec!["dim -3", "2-dim"],
         ),
-        (
-            "argmax",
-            a.argmax(-3).map(drop),
-            vec!["dim -3", "2-dim"],
-        ),
+        ("argmax", a.argmax(-3).map(drop), vec!["dim -3", "2-dim"]),
         (
             "var_dim",
             a.var_dim(-3, false, 1).map(drop),
