@@ -118,9 +118,11 @@ where
                 let y = f(*pa.offset(i), *pb.offset(j));
                 (*po.offset(o)).write(y);
             }
-            o += so_in;
-            i += sa_in;
-            j += sb_in;
+            // Past the run's last element these are never used, and a size-1 dim's stride
+            // may be anything (up to `isize::MAX`): wrap instead of overflowing there.
+            o = o.wrapping_add(so_in);
+            i = i.wrapping_add(sa_in);
+            j = j.wrapping_add(sb_in);
         }
         // Advance the odometer over the outer dims, last first.
         let mut d = nd.saturating_sub(1);
@@ -145,5 +147,22 @@ where
                 at[k] -= strides[k] * (size as isize - 1);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::tensor::Tensor;
+
+    #[test]
+    fn huge_strides_of_size_one_dims_do_not_overflow() {
+        // A size-1 last dim may carry any stride; the run must not step past it (in debug
+        // builds the step after the second row's element overflowed `isize`).
+        let a = Tensor::from_vec(vec![1.0f32, 2.0, 3.0], &[3]).unwrap();
+        let col = a.as_strided(&[2, 1], &[2, isize::MAX], 0).unwrap();
+        assert!(!col.is_contiguous());
+        assert_eq!((&col + &col).unwrap().to_vec(), vec![2.0, 6.0]);
+        let row = a.as_strided(&[1, 2], &[isize::MAX, 2], 0).unwrap();
+        assert_eq!((&col * &row).unwrap().to_vec(), vec![1.0, 3.0, 3.0, 9.0]);
     }
 }
