@@ -518,20 +518,27 @@ impl Error {
 /// The byte size of `numel` elements of `elem_size` bytes for a fresh result of `shape`, or
 /// [`Error::Overflow`] naming `op` and `shape` if it exceeds `isize::MAX` (which no allocation
 /// can satisfy: an overflow, not an allocation failure).
+#[inline]
 pub(crate) fn checked_bytes(
     op: &'static str,
     shape: &[usize],
     numel: usize,
     elem_size: usize,
 ) -> Result<usize> {
-    numel
-        .checked_mul(elem_size)
-        .filter(|&b| b <= isize::MAX as usize)
-        .ok_or_else(|| Error::Overflow {
-            op,
-            shape: shape.to_vec(),
-            strides: vec![],
-        })
+    match numel.checked_mul(elem_size) {
+        Some(b) if b <= isize::MAX as usize => Ok(b),
+        _ => Err(bytes_overflow(op, shape)),
+    }
+}
+
+/// The error of [`checked_bytes`], out of line.
+#[cold]
+fn bytes_overflow(op: &'static str, shape: &[usize]) -> Error {
+    Error::Overflow {
+        op,
+        shape: shape.to_vec(),
+        strides: vec![],
+    }
 }
 
 impl std::error::Error for Error {

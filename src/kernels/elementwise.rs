@@ -23,7 +23,7 @@ use crate::layout::Layout;
 use crate::storage::Storage;
 
 pub(crate) use super::Src;
-use super::dispatch::with_avx2;
+use super::dispatch::{with_avx2, with_avx2_for};
 use super::parallel::{SharedPtr, for_each_chunk, threads_for};
 use super::transpose::Word;
 use super::unravel::{advance_offsets, unravel_offsets};
@@ -151,10 +151,15 @@ unsafe fn run_tiles<const N: usize, K: Runs<N>>(
     let outer_bstr: Vec<[isize; N]> = outer_dims.iter().map(|&d| bstr[d]).collect();
     let blocks = len_j.div_ceil(tile.rows);
     // One `rows x ld` buffer per staged operand, in u64 words (aligned for every element type).
-    let mut buffers: Vec<Vec<u64>> = (0..N)
-        .map(|k| match tile.staged[k] {
-            true => vec![0u64; (rows * ld * K::SIZES[k]).div_ceil(8)],
-            false => Vec::new(),
+    // Left uninitialized: each tile's kernel reads only the `tj x tl` elements its gather
+    // wrote just before (filling it with zeros cost as much as staging a small op's tiles).
+    let mut buffers: Vec<Vec<MaybeUninit<u64>>> = (0..N)
+        .map(|k| {
+            let mut buffer = Vec::new();
+            if tile.staged[k] {
+                buffer.resize_with((rows * ld * K::SIZES[k]).div_ceil(8), MaybeUninit::uninit);
+            }
+            buffer
         })
         .collect();
     let strides: [isize; N] = std::array::from_fn(|k| match tile.staged[k] {
@@ -193,7 +198,9 @@ unsafe fn run_tiles<const N: usize, K: Runs<N>>(
             for jj in 0..tj {
                 let ptrs: [*mut u8; N] = std::array::from_fn(|k| {
                     if tile.staged[k] {
-                        // SAFETY: row `jj < rows` of the buffer, `tl <= ld` elements.
+                        // SAFETY: row `jj < rows` of the buffer, `tl <= ld` elements, all
+                        // written by this tile's gather above (the kernel reads nothing else
+                        // of the uninitialized buffer).
                         unsafe {
                             buffers[k]
                                 .as_mut_ptr()
@@ -325,14 +332,11 @@ fn prefetch(p: *const u8) {
 }
 
 /// The elements a source views, in order, if its layout is row-major (`None` otherwise).
+#[inline(always)]
 fn row_major_run<'a, T: Element>(src: &Src<'a, T>) -> Option<&'a [T]> {
-    if !src.layout.is_contiguous() {
-        return None;
-    }
-    let n = src.layout.numel();
-    if n == 0 {
-        return Some(&[]);
-    }
+    let Some(n) = src.layout.row_major_numel() else {
+        return (src.layout.numel() == 0).then_some(&[]);
+    };
     let start = src.layout.offset();
     src.storage.as_slice().get(start..start.checked_add(n)?)
 }
@@ -343,6 +347,7 @@ fn row_major_run<'a, T: Element>(src: &Src<'a, T>) -> Option<&'a [T]> {
 /// planning (the fixed cost that dominates small ops). The output is row-major, as the output
 /// layout rule gives for row-major inputs (Note [output layout]). `None` when it does not
 /// apply.
+#[inline(always)]
 fn small_dense<O: Element>(
     shape: &[usize],
     n: usize,
@@ -394,6 +399,7 @@ fn prepare<O: Element>(
 ///
 /// # Errors
 /// [`Error::Alloc`](crate::Error::Alloc) if the output cannot be allocated.
+#[inline(always)]
 pub(crate) fn map<A, O, F>(a: Src<'_, A>, f: F) -> Result<(Storage<O>, Layout)>
 where
     A: Element,
@@ -402,7 +408,7 @@ where
 {
     if let Some(x) = row_major_run(&a) {
         let fill = |slots: &mut [MaybeUninit<O>]| {
-            with_avx2(|| {
+            with_avx2_for(slots.len(), || {
                 for (o, &v) in slots.iter_mut().zip(x) {
                     o.write(f(v));
                 }
@@ -443,6 +449,7 @@ where
 ///
 /// # Errors
 /// [`Error::BroadcastMismatch`](crate::Error::BroadcastMismatch); `Alloc`.
+#[inline(always)]
 pub(crate) fn zip<A, B, O, F>(a: Src<'_, A>, b: Src<'_, B>, f: F) -> Result<(Storage<O>, Layout)>
 where
     A: Element,
@@ -453,7 +460,7 @@ where
     if a.layout.shape() == b.layout.shape() {
         if let (Some(x), Some(y)) = (row_major_run(&a), row_major_run(&b)) {
             let fill = |slots: &mut [MaybeUninit<O>]| {
-                with_avx2(|| {
+                with_avx2_for(slots.len(), || {
                     for ((o, &u), &v) in slots.iter_mut().zip(x).zip(y) {
                         o.write(f(u, v));
                     }

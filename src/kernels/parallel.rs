@@ -62,6 +62,7 @@ pub(crate) fn pool_threads() -> usize {
 
 /// Threads worth using for `work` units of work that pays to split from `inside` units when
 /// called from a thread of the pool and from `outside` units otherwise: the pool's size, or 1.
+#[inline]
 pub(crate) fn split_from(work: usize, inside: usize, outside: usize) -> usize {
     if work < inside || (work < outside && outside_pool()) {
         1
@@ -71,6 +72,7 @@ pub(crate) fn split_from(work: usize, inside: usize, outside: usize) -> usize {
 }
 
 /// Number of threads worth using for `elems` elements of work.
+#[inline]
 pub(crate) fn threads_for(elems: usize) -> usize {
     split_from(elems, PAR_MIN_ELEMS, PAR_MIN_ELEMS_OUTSIDE)
 }

@@ -117,6 +117,16 @@ pub(crate) fn checked_numel(shape: &[usize]) -> Option<usize> {
         .filter(|&n| n <= max)
 }
 
+/// The error of [`Layout::contiguous`] for a shape whose element count passes `isize::MAX`.
+#[cold]
+fn contiguous_overflow(shape: &[usize]) -> Error {
+    Error::Overflow {
+        op: "contiguous",
+        shape: shape.to_vec(),
+        strides: vec![],
+    }
+}
+
 /// Row-major strides for `shape` (sizes of 0 count as 1; see the module note), or `None` on
 /// overflow.
 pub(crate) fn row_major_strides(shape: &[usize]) -> Option<Vec<isize>> {
@@ -245,27 +255,16 @@ impl Layout {
     /// assert!(Layout::contiguous(&[usize::MAX, 2]).is_err());
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[inline]
     pub fn contiguous(shape: &[usize]) -> Result<Layout> {
-        let overflow = || Error::Overflow {
-            op: "contiguous",
-            shape: shape.to_vec(),
-            strides: vec![],
-        };
-        checked_numel(shape).ok_or_else(overflow)?;
-        // Row-major strides, built in place (sizes of 0 count as 1, as in row_major_strides).
-        let mut dims = ShapeStrides::with_zero_strides(shape);
-        let mut acc: isize = 1;
-        for (s, &d) in dims.parts_mut().1.iter_mut().zip(shape).rev() {
-            *s = acc;
-            acc = isize::try_from(d.max(1))
-                .ok()
-                .and_then(|d| acc.checked_mul(d))
-                .ok_or_else(overflow)?;
+        // Invariants without re-checking: the element count fits `isize` (row_major checks
+        // the product of the sizes); the strides are positive, and a non-empty row-major
+        // layout's highest offset is `numel - 1`, so the extent fits too (an empty one has
+        // none to check).
+        match ShapeStrides::row_major(shape) {
+            Some(dims) => Ok(Layout { dims, offset: 0 }),
+            None => Err(contiguous_overflow(shape)),
         }
-        // Invariants without re-checking: the element count fits `isize` (checked above); the
-        // strides are positive, and a non-empty row-major layout's highest offset is
-        // `numel - 1`, so the extent fits too (an empty one has none to check).
-        Ok(Layout { dims, offset: 0 })
     }
 
     /// The size of each dim.
@@ -364,6 +363,28 @@ impl Layout {
             }
         }
         true
+    }
+
+    /// The element count of a non-empty row-major layout ([`Layout::is_contiguous`]) in one
+    /// pass over the dims; `None` if the layout is not row-major or is empty. For the small
+    /// ops' fast paths, where computing `numel` and then walking the strides again shows.
+    #[inline]
+    pub(crate) fn row_major_numel(&self) -> Option<usize> {
+        let mut expected: usize = 1;
+        for (&d, &s) in self.shape().iter().zip(self.strides()).rev() {
+            if d == 0 {
+                return None;
+            }
+            if d != 1 {
+                if s < 0 || s as usize != expected {
+                    return None;
+                }
+                // Wrapping only where a later dim is 0, which returns `None` above: a
+                // non-empty layout's sizes multiply within `isize` (invariant 2).
+                expected = expected.wrapping_mul(d);
+            }
+        }
+        Some(expected)
     }
 
     /// Whether the elements occupy `numel` consecutive storage slots in *some* order of the dims
@@ -602,6 +623,59 @@ fn extent_i128(shape: &[usize], strides: &[isize], offset: usize) -> Option<(i12
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn contiguous_matches_its_definition_at_every_rank_and_at_the_overflow_edge() {
+        // Row-major strides by their definition: each the product of the later sizes, a size
+        // of 0 counted as 1; ranks on both sides of the inline limit.
+        for shape in [
+            vec![],
+            vec![7],
+            vec![2, 3],
+            vec![4, 0, 5],
+            vec![2, 1, 3, 4],
+            vec![2, 3, 1, 4, 5],
+            vec![1, 2, 0, 3, 2, 2],
+        ] {
+            let want: Vec<isize> = (0..shape.len())
+                .map(|d| shape[d + 1..].iter().map(|&s| s.max(1) as isize).product())
+                .collect();
+            let l = Layout::contiguous(&shape).unwrap();
+            assert_eq!((l.shape(), l.strides(), l.offset()), (&shape[..], &want[..], 0));
+        }
+        let max = isize::MAX as usize;
+        // The largest element count that fits, inline and spilled, and one past it.
+        assert!(Layout::contiguous(&[max]).is_ok());
+        assert!(Layout::contiguous(&[1, 1, 1, 1, 1, max]).is_ok());
+        assert!(Layout::contiguous(&[max + 1]).is_err());
+        assert!(Layout::contiguous(&[2, max / 2 + 1]).is_err());
+        assert!(Layout::contiguous(&[1, 1, 1, 1, 2, max / 2 + 1]).is_err());
+        // An empty shape whose other sizes overflow has no valid strides either.
+        assert!(Layout::contiguous(&[0, max, 2]).is_err());
+        assert!(Layout::contiguous(&[usize::MAX, 0]).is_err());
+    }
+
+    #[test]
+    fn row_major_numel_is_the_count_of_non_empty_contiguous_layouts() {
+        let base = Layout::contiguous(&[3, 4, 5]).unwrap();
+        let cases = [
+            base.clone(),
+            base.transpose(0, 2).unwrap(),
+            base.narrow(1, 1, 2).unwrap(),
+            base.narrow(0, 1, 2).unwrap(),
+            base.flip(2).unwrap(),
+            base.select(1, 2).unwrap(),
+            Layout::new(&[3, 1, 4], &[4, 99, 1], 2).unwrap(),
+            Layout::new(&[2, 3], &[0, 1], 0).unwrap(),
+            Layout::new(&[1, 1], &[-5, 7], 9).unwrap(),
+            Layout::new(&[], &[], 3).unwrap(),
+            Layout::new(&[2, 0, 3], &[7, 1, 2], 0).unwrap(),
+        ];
+        for l in cases {
+            let want = (l.is_contiguous() && l.numel() > 0).then(|| l.numel());
+            assert_eq!(l.row_major_numel(), want, "{l:?}");
+        }
+    }
 
     #[test]
     fn contiguous_strides_for_size_one_and_empty_dims() {

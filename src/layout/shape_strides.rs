@@ -47,6 +47,42 @@ impl ShapeStrides {
         s
     }
 
+    /// `shape` with row-major strides (a size of 0 counts as 1, as in `row_major_strides`), or
+    /// `None` if the product of the sizes so counted passes `isize::MAX` (then a stride or the
+    /// element count would not fit).
+    ///
+    /// Up to [`INLINE`] dims the arrays are built in registers by loops of a fixed trip
+    /// count: no call to copy a slice of variable length, no store that a wider load must
+    /// wait for. This is the layout of every fresh tensor, so its cost is part of every small
+    /// op.
+    #[inline]
+    pub(crate) fn row_major(shape: &[usize]) -> Option<ShapeStrides> {
+        let rank = shape.len();
+        if rank > INLINE {
+            return row_major_spilled(shape);
+        }
+        let mut sizes = [0usize; INLINE];
+        let mut strides = [0isize; INLINE];
+        let mut acc: usize = 1;
+        for i in (0..INLINE).rev() {
+            if let Some(&d) = shape.get(i) {
+                sizes[i] = d;
+                // Fits: `acc` only grows, and its last value is checked below.
+                strides[i] = acc as isize;
+                acc = acc.checked_mul(d.max(1))?;
+            }
+        }
+        if acc > isize::MAX as usize {
+            return None;
+        }
+        Some(ShapeStrides {
+            rank,
+            shape: sizes,
+            strides,
+            spill: None,
+        })
+    }
+
     /// `shape` with every stride 0 (for a caller that fills them in).
     #[inline]
     pub(crate) fn with_zero_strides(shape: &[usize]) -> ShapeStrides {
@@ -124,6 +160,19 @@ impl Clone for ShapeStrides {
             spill: self.spill.as_ref().map(|s| clone_spilled(s)),
         }
     }
+}
+
+/// [`ShapeStrides::row_major`] for more than [`INLINE`] dims, out of line.
+#[cold]
+#[inline(never)]
+fn row_major_spilled(shape: &[usize]) -> Option<ShapeStrides> {
+    let mut s = ShapeStrides::with_zero_strides(shape);
+    let mut acc: usize = 1;
+    for (st, &d) in s.parts_mut().1.iter_mut().zip(shape).rev() {
+        *st = acc as isize;
+        acc = acc.checked_mul(d.max(1))?;
+    }
+    (acc <= isize::MAX as usize).then_some(s)
 }
 
 /// A copy of the heap arrays, out of line: rank > 4 is rare, and the inline clone stays a few
