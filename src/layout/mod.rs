@@ -641,7 +641,10 @@ mod tests {
                 .map(|d| shape[d + 1..].iter().map(|&s| s.max(1) as isize).product())
                 .collect();
             let l = Layout::contiguous(&shape).unwrap();
-            assert_eq!((l.shape(), l.strides(), l.offset()), (&shape[..], &want[..], 0));
+            assert_eq!(
+                (l.shape(), l.strides(), l.offset()),
+                (&shape[..], &want[..], 0)
+            );
         }
         let max = isize::MAX as usize;
         // The largest element count that fits, inline and spilled, and one past it.
