@@ -162,7 +162,7 @@
 //! | `x.masked_fill(mask, v)`, `x.index_select(0, idx)` | a mask of any integer type (`Tensor::from_bools(&[true, false], &[2])?` for a `bool` list), indices of any integer type |
 //! | `a.t().matmul(b)` | `a.t().matmul(&b)?`: one `?` for the chain ([`TensorResult`], in [`prelude`]) |
 //! | `x.to(torch.float16)`, `a.dot(&b)` (ndarray) | `x.to_dtype::<half::f16>()`, `a.dot(&b)?` |
-//! | `torch.cat([a, b], 1)` | `Tensor::cat(&[a, b], 1)?` (owned results or `&[&a, &b]`) |
+//! | `torch.cat([a, b], 1)`, `torch.stack([f(t) for t in ts])` | `Tensor::cat(&[a, b], 1)?` (owned results, `&[&a, &b]` or a `Vec`), `Tensor::stack(ts.iter().map(f), 0)?` |
 //! | `y[:, 0] += x`, `col.fill_(7)` on a view | `let mut c = y.view_mut()?.select(1, 0)?; c += &x;` (Rust's `+=` needs a place), `base.view_mut()?.narrow(1, 1, 1)?.fill(7)?` |
 //! | `x.clone()` (a copy) | `x.to_owned()` (`Clone` shares the storage, like a view) |
 //! | `x.contiguous()` | `x.contiguous()` (the same storage when already row-major) |

@@ -11,8 +11,9 @@ use crate::kernels::assemble;
 use crate::layout::{Dim, Layout, MemoryFormat};
 
 /// A tensor or a reference to one, as [`Tensor::cat`] and [`Tensor::stack`] take their
-/// parts: a slice of tensors (`&[a, b]`, `&vec`, results of earlier ops with no binding) or of
-/// references (`&[&a, &b]`).
+/// parts from any collection or iterator: of tensors (`&[a, b]`, `&vec`, `vec`, results of
+/// earlier ops with no binding, `xs.iter().map(|x| x.relu())`) or of references
+/// (`&[&a, &b]`, `vec.iter()`).
 ///
 /// ```
 /// use stridex::{AsTensor, Tensor};
@@ -60,11 +61,20 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(c.shape(), &[2, 5]);
     /// assert_eq!(c.to_vec(), vec![1, 2, 5, 1, 3, 3, 4, 6, 2, 4]);
     /// assert!(Tensor::cat(&[&a, &Tensor::zeros(&[3, 1])?], 1).is_err());
+    /// // Owned parts by value, a Vec of references, dims from the end:
+    /// assert_eq!(Tensor::cat(vec![a.clone(), b.clone()], -1)?.shape(), &[2, 3]);
+    /// assert_eq!(Tensor::cat(vec![&a, &a], 0)?.shape(), &[4, 2]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[track_caller]
-    pub fn cat<P: AsTensor<T>>(tensors: &[P], dim: impl Dim) -> Result<Tensor<T>> {
-        let tensors: Vec<&Tensor<T>> = tensors.iter().map(AsTensor::as_tensor).collect();
+    pub fn cat<I>(tensors: I, dim: impl Dim) -> Result<Tensor<T>>
+    where
+        I: IntoIterator,
+        I::Item: AsTensor<T>,
+    {
+        // The parts are held here (owned ones too) and read by reference.
+        let parts: Vec<I::Item> = tensors.into_iter().collect();
+        let tensors: Vec<&Tensor<T>> = parts.iter().map(AsTensor::as_tensor).collect();
         let first = tensors.first().ok_or(Error::NoInputs { op: "cat" })?;
         let dim = dim.index("cat", first.ndim())?;
         first.layout.check_dim("cat", dim)?;
@@ -124,11 +134,20 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(Tensor::stack(&[&a, &b], 1)?.to_vec(), vec![1, 3, 2, 4]);
     /// let s = Tensor::full(&[], 7)?;
     /// assert_eq!(Tensor::stack(&[&s, &s], 0)?.shape(), &[2]);
+    /// // Any iterator of tensors: here results of an op, never bound to a name.
+    /// let doubled = Tensor::stack([&a, &b].into_iter().map(|x| x * 2), 0)?;
+    /// assert_eq!(doubled.to_vec(), vec![2, 4, 6, 8]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[track_caller]
-    pub fn stack<P: AsTensor<T>>(tensors: &[P], dim: impl Dim) -> Result<Tensor<T>> {
-        let tensors: Vec<&Tensor<T>> = tensors.iter().map(AsTensor::as_tensor).collect();
+    pub fn stack<I>(tensors: I, dim: impl Dim) -> Result<Tensor<T>>
+    where
+        I: IntoIterator,
+        I::Item: AsTensor<T>,
+    {
+        // The parts are held here (owned ones too) and read by reference.
+        let parts: Vec<I::Item> = tensors.into_iter().collect();
+        let tensors: Vec<&Tensor<T>> = parts.iter().map(AsTensor::as_tensor).collect();
         let first = tensors.first().ok_or(Error::NoInputs { op: "stack" })?;
         // The result has one dim more: -1 stacks along a new last dim (PyTorch).
         let dim = dim.index("stack", first.ndim() + 1)?;

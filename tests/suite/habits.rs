@@ -102,8 +102,39 @@ fn cat_and_stack_take_owned_results() {
     let s = Tensor::stack(&[x.clone(), x.clone()], -1).unwrap();
     assert_eq!(s.shape(), &[2, 3, 2]);
     assert_eq!(Tensor::cat(&[&x, &x], -2).unwrap().shape(), &[4, 3]);
-    let parts = vec![x.clone(), x];
+    let parts = vec![x.clone(), x.clone()];
     assert_eq!(Tensor::cat(&parts, 0).unwrap().shape(), &[4, 3]);
+    // By value and from iterators: torch.cat(list), torch.stack([f(t) for t in ts]).
+    let refs: Vec<&Tensor<f32>> = parts.iter().collect();
+    assert_eq!(Tensor::cat(refs, 0).unwrap().to_vec(), {
+        let mut v = x.to_vec();
+        v.extend(x.to_vec());
+        v
+    });
+    let doubled = Tensor::stack(parts.iter().map(|p| p * 2.0), 0).unwrap();
+    assert_eq!(doubled.shape(), &[2, 2, 3]);
+    assert_eq!(
+        doubled.to_vec(),
+        x.to_vec()
+            .iter()
+            .chain(&x.to_vec())
+            .map(|v| v * 2.0)
+            .collect::<Vec<_>>()
+    );
+    let c = Tensor::cat(parts, 1).unwrap();
+    assert_eq!(c.shape(), &[2, 6]);
+    assert_eq!(c.to_vec()[..6], [0.0, 1.0, 2.0, 0.0, 1.0, 2.0]);
+    // An empty iterator is the same error as an empty slice.
+    let none = Tensor::<f32>::cat(std::iter::empty::<Tensor<f32>>(), 0).unwrap_err();
+    assert!(
+        matches!(none, stridex::Error::NoInputs { op: "cat" }),
+        "{none}"
+    );
+    let none = Tensor::<f32>::stack(Vec::<&Tensor<f32>>::new(), 0).unwrap_err();
+    assert!(
+        matches!(none, stridex::Error::NoInputs { op: "stack" }),
+        "{none}"
+    );
 }
 
 #[test]
