@@ -492,6 +492,24 @@ fn indices_of_any_integer_type_pick_what_i64_indices_pick() {
 
 /// Out-of-range indices of type `I` (`big` past every size, `neg` negative if signed) fail
 /// in every index op with [`Error::IndexOutOfBounds`] naming the value, and nothing else.
+/// Each op that takes indices, run on `x` ([4, 3]) with the two indices `one` (as they are
+/// for index_select and take, as a [1, 2] tensor for gather and the scatters): the op's name,
+/// the dim it indexes, that dim's size (the flat count for take) and its result.
+fn index_op_results<I: IntElement>(
+    x: &Tensor<f32>,
+    one: &Tensor<I>,
+) -> [(&'static str, usize, usize, stridex::Result<()>); 5] {
+    let two = one.reshape(&[1, 2]).unwrap();
+    let src = Tensor::<f32>::zeros(&[1, 2]).unwrap();
+    [
+        ("index_select", 0, 4, x.index_select(0, one).map(drop)),
+        ("gather", 1, 3, x.gather(1, &two).map(drop)),
+        ("scatter", 1, 3, x.scatter(1, &two, &src).map(drop)),
+        ("scatter_add", 1, 3, x.scatter_add(1, &two, &src).map(drop)),
+        ("take", 0, 12, x.take(one).map(drop)),
+    ]
+}
+
 fn check_out_of_range<I: IntElement>(big: I, neg: Option<I>) {
     let x = data(); // [4, 3]
     let name = I::DTYPE;
@@ -500,15 +518,7 @@ fn check_out_of_range<I: IntElement>(big: I, neg: Option<I>) {
     for b in bad {
         let want = i64::try_from(b.to_wide()).unwrap();
         let one = Tensor::from_vec(vec![I::zero(), b], &[2]).unwrap();
-        let two = one.reshape(&[1, 2]).unwrap();
-        let src = Tensor::<f32>::zeros(&[1, 2]).unwrap();
-        let results = [
-            ("index_select", 0, 4, x.index_select(0, &one).map(drop)),
-            ("gather", 1, 3, x.gather(1, &two).map(drop)),
-            ("scatter", 1, 3, x.scatter(1, &two, &src).map(drop)),
-            ("scatter_add", 1, 3, x.scatter_add(1, &two, &src).map(drop)),
-            ("take", 0, 12, x.take(&one).map(drop)),
-        ];
+        let results = index_op_results(&x, &one);
         for (op, dim, size, r) in results {
             assert_eq!(
                 r.unwrap_err(),
@@ -541,15 +551,7 @@ fn u64_indices_past_isize_max_are_errors() {
     let x = data(); // [4, 3]
     for big in [i64::MAX as u64 + 1, u64::MAX] {
         let one = Tensor::from_vec(vec![1u64, big], &[2]).unwrap();
-        let two = one.reshape(&[1, 2]).unwrap();
-        let src = Tensor::<f32>::zeros(&[1, 2]).unwrap();
-        let results = [
-            ("index_select", 0, 4, x.index_select(0, &one).map(drop)),
-            ("gather", 1, 3, x.gather(1, &two).map(drop)),
-            ("scatter", 1, 3, x.scatter(1, &two, &src).map(drop)),
-            ("scatter_add", 1, 3, x.scatter_add(1, &two, &src).map(drop)),
-            ("take", 0, 12, x.take(&one).map(drop)),
-        ];
+        let results = index_op_results(&x, &one);
         for (op, dim, size, r) in results {
             let e = r.unwrap_err();
             assert_eq!(
