@@ -102,7 +102,7 @@ impl<T: ToFloat> Tensor<T> {
 
 impl<T: Element> Tensor<T> {
     /// The elements converted to `U` ([`Tensor::cast`], under the name PyTorch users look
-    /// for: `x.to(dtype)`).
+    /// for: `x.to(dtype)`; the docs' search finds it as `to` and as NumPy's `astype` too).
     ///
     /// # Panics
     /// As [`Tensor::cast`]: only if the result cannot be allocated.
@@ -114,6 +114,8 @@ impl<T: Element> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[doc(alias = "to")]
+    #[doc(alias = "astype")]
     pub fn to_dtype<U: Element>(&self) -> Tensor<U>
     where
         T: AsPrimitive<U>,
