@@ -399,7 +399,6 @@ fn prepare<O: Element>(
 ///
 /// # Errors
 /// [`Error::Alloc`](crate::Error::Alloc) if the output cannot be allocated.
-#[inline(always)]
 pub(crate) fn map<A, O, F>(a: Src<'_, A>, f: F) -> Result<(Storage<O>, Layout)>
 where
     A: Element,
@@ -449,7 +448,6 @@ where
 ///
 /// # Errors
 /// [`Error::BroadcastMismatch`](crate::Error::BroadcastMismatch); `Alloc`.
-#[inline(always)]
 pub(crate) fn zip<A, B, O, F>(a: Src<'_, A>, b: Src<'_, B>, f: F) -> Result<(Storage<O>, Layout)>
 where
     A: Element,
