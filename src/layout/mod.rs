@@ -130,13 +130,7 @@ fn contiguous_overflow(shape: &[usize]) -> Error {
 /// Row-major strides for `shape` (sizes of 0 count as 1; see the module note), or `None` on
 /// overflow.
 pub(crate) fn row_major_strides(shape: &[usize]) -> Option<Vec<isize>> {
-    let mut strides = vec![0isize; shape.len()];
-    let mut acc: isize = 1;
-    for (s, &d) in strides.iter_mut().zip(shape).rev() {
-        *s = acc;
-        acc = acc.checked_mul(isize::try_from(d.max(1)).ok()?)?;
-    }
-    Some(strides)
+    ShapeStrides::row_major(shape).map(|dims| dims.strides().to_vec())
 }
 
 impl Layout {

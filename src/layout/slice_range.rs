@@ -75,31 +75,10 @@ fn bounds_of<T: Copy>(
 
 macro_rules! slice_ranges {
     ($($t:ty),*) => {$(
-        impl SliceRange for Range<$t> {
-            #[inline(always)]
-            fn bounds(&self) -> (Option<isize>, Bound<isize>) {
-                bounds_of(self, |v| saturate(v as i128))
-            }
-        }
-        impl SliceRange for RangeFrom<$t> {
-            #[inline(always)]
-            fn bounds(&self) -> (Option<isize>, Bound<isize>) {
-                bounds_of(self, |v| saturate(v as i128))
-            }
-        }
-        impl SliceRange for RangeTo<$t> {
-            #[inline(always)]
-            fn bounds(&self) -> (Option<isize>, Bound<isize>) {
-                bounds_of(self, |v| saturate(v as i128))
-            }
-        }
-        impl SliceRange for RangeInclusive<$t> {
-            #[inline(always)]
-            fn bounds(&self) -> (Option<isize>, Bound<isize>) {
-                bounds_of(self, |v| saturate(v as i128))
-            }
-        }
-        impl SliceRange for RangeToInclusive<$t> {
+        slice_ranges!(@each $t; Range RangeFrom RangeTo RangeInclusive RangeToInclusive);
+    )*};
+    (@each $t:ty; $($range:ident)*) => {$(
+        impl SliceRange for $range<$t> {
             #[inline(always)]
             fn bounds(&self) -> (Option<isize>, Bound<isize>) {
                 bounds_of(self, |v| saturate(v as i128))
