@@ -214,6 +214,7 @@
 //! - [`tensor_view`]: [`TensorView`], the borrowed read-only view: view ops without
 //!   reference counting.
 //! - [`matmul`]: matrix products of strided operands, and the element types they support.
+//! - [`simd`]: which SIMD paths the kernels take (they all give the same bits).
 //! - `interop` (with the `ndarray`, `npy`, `safetensors` or `serde` feature): zero-copy views
 //!   for ndarray, files and serialization.
 
@@ -241,6 +242,7 @@ pub mod matmul;
 mod operators;
 pub mod prelude;
 pub mod scalar;
+pub mod simd;
 pub mod storage;
 mod tensor;
 pub mod tensor_mut;

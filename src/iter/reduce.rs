@@ -96,6 +96,20 @@ impl ReducePlan {
                 std::cmp::Reverse(output[d].unsigned_abs()),
             )
         });
+        // Note [canonical order] (kernels/reduce.rs): the kernels fold reduced elements in
+        // the order the reduced loops run, which must be their logical (row-major) order
+        // whatever the strides. Kept dims stay where the strides put them; the reduced dims
+        // take the reduced slots in ascending dim order.
+        let mut logical = order
+            .iter()
+            .copied()
+            .filter(|&d| reduced[d])
+            .collect::<Vec<_>>();
+        logical.sort_unstable();
+        let mut next = logical.into_iter();
+        for slot in order.iter_mut().filter(|d| reduced[**d]) {
+            *slot = next.next().expect("one reduced dim per reduced slot");
+        }
         let mut loop_shape: Vec<usize> = order.iter().map(|&d| shape[d]).collect();
         let mut strides: Vec<Vec<isize>> = [st.to_vec(), output, index]
             .iter()
@@ -180,9 +194,12 @@ mod tests {
             .permute(&[2, 1, 0])
             .unwrap();
         let p = ReducePlan::new("argmax", &l, &[0, 2], false).unwrap();
-        // Input strides [1, 5, 20] for shape [5, 4, 3]: loops ordered dim 2, 1, 0.
-        assert_eq!(p.shape, vec![3, 4, 5]);
-        assert_eq!(p.index, vec![1, 0, 3]);
+        // Input strides [1, 5, 20] for shape [5, 4, 3]: by strides the loops would run dims
+        // 2, 1, 0; the reduced dims 0 and 2 take their slots in logical order instead (Note
+        // [canonical order]), so the loops run dims 0, 1, 2 and the positions ascend.
+        assert_eq!(p.shape, vec![5, 4, 3]);
+        assert_eq!(p.input, vec![1, 5, 20]);
+        assert_eq!(p.index, vec![3, 0, 1]);
         assert_eq!(p.count, 15);
     }
 

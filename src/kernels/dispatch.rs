@@ -15,13 +15,15 @@
 //! `perf annotate` on the hot symbol (`with_avx2::wide`, not `{{closure}}`) tells which
 //! happened.
 
-/// Whether this CPU has AVX2 and FMA (detected once by the standard library, then a load).
+/// Whether this CPU has AVX2 and FMA (detected once by the standard library, then a load)
+/// and [`crate::simd::set_max_simd_level`] allows them.
 #[inline]
 pub(crate) fn has_avx2_fma() -> bool {
     // Under Miri the portable paths run (the interpreter checks scalar code, not AVX2).
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     return std::arch::is_x86_feature_detected!("avx2")
-        && std::arch::is_x86_feature_detected!("fma");
+        && std::arch::is_x86_feature_detected!("fma")
+        && crate::simd::allows(crate::simd::SimdLevel::Avx2);
     #[allow(unreachable_code)]
     false
 }

@@ -38,10 +38,10 @@ use super::unravel::{advance_offsets, unravel_offsets};
 const LANES: usize = 8;
 /// Largest element range folded without splitting, in the inner kernel.
 const LEAF: usize = 512;
-/// Largest row range folded without splitting, in the outer kernel.
-const LEAF_ROWS: usize = 32;
-/// Bytes of accumulators per panel of output columns in the outer kernel (fits in L1).
-const PANEL_BYTES: usize = 16 << 10;
+/// Bytes of accumulators ([`LANES`] rows of them) per panel of output columns in the outer
+/// kernel: a panel of 4096 `f32` columns, so that each input row is read in long runs; the
+/// accumulators sit in L2, touched once per four rows each.
+const PANEL_BYTES: usize = 128 << 10;
 /// Narrowest panel the outer kernel splits columns into for threads.
 const MIN_PANEL: usize = 64;
 
@@ -265,7 +265,8 @@ unsafe fn leaf<T: Element, R: Reducer<T>, const M: usize>(
             let first_index = (off[1] + col as isize * run_idx) as usize;
             // SAFETY: the run's elements are reduced elements of each output (contract).
             let runs = bases.map(|b| unsafe { b.offset(start) });
-            unsafe { fold_runs(r, &mut lanes, runs, run_in, len, first_index, run_idx) };
+            let lane = pos % LANES;
+            unsafe { fold_runs(r, &mut lanes, runs, run_in, len, first_index, run_idx, lane) };
             pos += len;
             col = 0;
             advance_offsets(&mut index, &space.shape, &space.strides, &mut off);
@@ -402,12 +403,14 @@ pub(super) unsafe fn reduce_rows<T: Element, R: Reducer<T>>(
 }
 
 /// Folds `len` elements at each of `runs` (stride `stride`) into that run's lanes, element
-/// `i` into lane `i % LANES`, with position `first_index + i * index_stride`. The runs are
-/// walked side by side, one chunk of [`LANES`] elements of each in turn.
+/// `i` into lane `(lane + i) % LANES` (its reduced position's lane: `lane` is the lane of the
+/// run's first element), with position `first_index + i * index_stride`. The runs are walked
+/// side by side, one chunk of [`LANES`] elements of each in turn.
 ///
 /// # Safety
 /// The `len` elements of every run must be readable and initialized.
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn fold_runs<T: Element, R: Reducer<T>, const M: usize>(
     r: &R,
     lanes: &mut [[R::Acc; LANES]; M],
@@ -416,6 +419,7 @@ unsafe fn fold_runs<T: Element, R: Reducer<T>, const M: usize>(
     len: usize,
     first_index: usize,
     index_stride: isize,
+    lane: usize,
 ) {
     let at = |i: usize| (first_index as isize + i as isize * index_stride) as usize;
     if stride == 1 {
@@ -424,8 +428,15 @@ unsafe fn fold_runs<T: Element, R: Reducer<T>, const M: usize>(
         // The lanes in a local copy, so the compiler keeps them in registers instead of
         // storing and reloading them through `lanes` on every chunk.
         let mut acc = *lanes;
-        let full = len - len % LANES;
-        for i in (0..full).step_by(LANES) {
+        // Elements up to the next lane-0 position, then whole chunks starting at lane 0.
+        let head = ((LANES - lane) % LANES).min(len);
+        for m in 0..M {
+            for (i, &x) in xs[m][..head].iter().enumerate() {
+                acc[m][lane + i] = r.fold(acc[m][lane + i], x, at(i));
+            }
+        }
+        let full = head + (len - head) / LANES * LANES;
+        for i in (head..full).step_by(LANES) {
             for m in 0..M {
                 let chunk: &[T; LANES] = xs[m][i..i + LANES].try_into().expect("LANES elements");
                 for k in 0..LANES {
@@ -444,7 +455,8 @@ unsafe fn fold_runs<T: Element, R: Reducer<T>, const M: usize>(
             for i in 0..len {
                 // SAFETY: contract: element `i < len` at the given stride.
                 let x = unsafe { p.offset(i as isize * stride).read() };
-                lanes[m][i % LANES] = r.fold(lanes[m][i % LANES], x, at(i));
+                let k = (lane + i) % LANES;
+                lanes[m][k] = r.fold(lanes[m][k], x, at(i));
             }
         }
     }
@@ -492,11 +504,12 @@ unsafe fn outer<T: Element, R: Reducer<T>>(
         .collect();
     let n_k: usize = k_shape.iter().product();
     let threads = threads_for(n_k.saturating_mul(n_rows).saturating_mul(width));
-    let mut panel = width.min((PANEL_BYTES / std::mem::size_of::<R::Acc>().max(1)).max(1));
+    let lane_bytes = std::mem::size_of::<R::Acc>().max(1) * LANES;
+    let mut panel = width.min((PANEL_BYTES / lane_bytes).max(1));
     // Too few units for the threads: split the rows' tree across them if it is deep enough
     // (whole rows stay sequential streams), else narrow the panels.
     let split_rows = threads > 1 && n_k * width.div_ceil(panel) < threads;
-    if split_rows && n_rows <= 4 * LEAF_ROWS {
+    if split_rows && n_rows <= 4 * LEAF {
         panel = panel.min(width.div_ceil(threads).max(MIN_PANEL));
     }
     let panels = width.div_ceil(panel);
@@ -505,7 +518,7 @@ unsafe fn outer<T: Element, R: Reducer<T>>(
     let (input, out) = (SharedPtr(input), SharedPtr(out));
     let run_units = |range: std::ops::Range<usize>, par: bool| {
         let mut acc: Vec<R::Acc> = Vec::with_capacity(panel);
-        let mut stack: Vec<Vec<R::Acc>> = Vec::new();
+        let mut scratch = RowScratch::new();
         for u in range {
             let (k, p) = (u / panels, u % panels);
             let (w0, w1) = (p * panel, ((p + 1) * panel).min(width));
@@ -516,7 +529,7 @@ unsafe fn outer<T: Element, R: Reducer<T>>(
             // addressed; this unit writes only its own output elements (distinct per unit).
             unsafe {
                 let base = input.get().offset(off[0] + w0 as isize * w_in);
-                row_tree(r, &rows, base, 0, n_rows, &mut acc, &mut stack, par);
+                row_tree(r, &rows, base, 0, n_rows, &mut acc, &mut scratch, par);
                 let o = out.get().offset(off[1] + w0 as isize * w_out);
                 for (w, &a) in acc.iter().enumerate() {
                     o.offset(w as isize * w_out).write(r.finish(a, n_rows));
@@ -531,8 +544,26 @@ unsafe fn outer<T: Element, R: Reducer<T>>(
     }
 }
 
-/// Pairwise reduction of rows `lo..hi` into `acc` (one accumulator per column), reusing the
-/// buffers on `stack` for the right halves.
+/// Buffers [`row_tree`] reuses across calls: the [`LANES`] accumulator rows of a leaf, and the
+/// right halves of tree nodes.
+pub(super) struct RowScratch<A> {
+    lanes: Vec<A>,
+    stack: Vec<Vec<A>>,
+}
+
+impl<A> RowScratch<A> {
+    /// Empty buffers (they grow on first use).
+    pub(super) fn new() -> Self {
+        RowScratch {
+            lanes: Vec::new(),
+            stack: Vec::new(),
+        }
+    }
+}
+
+/// Pairwise reduction of rows `lo..hi` into `acc` (one accumulator per column): leaves of at
+/// most [`LEAF`] rows, split at multiples of [`LEAF`] as the inner kernel's [`tree`] splits
+/// elements, so each column is folded in the canonical order (Note [canonical order]).
 ///
 /// # Safety
 /// `acc.len()` columns of every row of `rows` from `base` are in bounds and initialized.
@@ -544,61 +575,106 @@ pub(super) unsafe fn row_tree<T: Element, R: Reducer<T>>(
     lo: usize,
     hi: usize,
     acc: &mut [R::Acc],
-    stack: &mut Vec<Vec<R::Acc>>,
+    scratch: &mut RowScratch<R::Acc>,
     par: bool,
 ) {
-    if hi - lo <= LEAF_ROWS {
-        // The leaf's row offsets and positions, then the rows folded four at a time: four
-        // input streams at once, and one load and store of `acc` per four rows.
-        // Compiled for AVX2 where the CPU has it, as in `leaf`.
-        with_avx2(|| {
-            let mut rows_at = [(0isize, 0usize); LEAF_ROWS];
-            let (mut index, mut off) = unravel_offsets(lo, rows.shape, rows.strides);
-            for slot in rows_at.iter_mut().take(hi - lo) {
-                *slot = (off[0], off[1] as usize);
-                advance_offsets(&mut index, rows.shape, rows.strides, &mut off);
-            }
-            acc.fill(r.identity());
-            let mut quads = rows_at[..hi - lo].chunks_exact(4);
-            for q in &mut quads {
-                // SAFETY: rows `lo..hi` are addressed rows (contract).
-                unsafe { fold_rows4(r, acc, base, q, rows.stride) };
-            }
-            for &(o, index) in quads.remainder() {
-                // SAFETY: as above.
-                unsafe { fold_row(r, acc, base.offset(o), rows.stride, index) };
-            }
-        });
+    if hi - lo <= LEAF {
+        // SAFETY: forwarded.
+        unsafe { leaf_rows(r, rows, base, lo, hi, acc, &mut scratch.lanes) };
         return;
     }
-    let mid = lo + ((hi - lo) / 2).div_ceil(LEAF_ROWS) * LEAF_ROWS;
+    let mid = lo + ((hi - lo) / 2).div_ceil(LEAF) * LEAF;
     let width = acc.len();
     let right = if par && (hi - lo).saturating_mul(width) >= PAR_MIN_ELEMS {
         let b = SharedPtr(base);
         let (_, right) = super::parallel::join(
             // SAFETY: forwarded; both halves only read the input.
-            || unsafe { row_tree(r, rows, b.get(), lo, mid, acc, stack, par) },
+            || unsafe { row_tree(r, rows, b.get(), lo, mid, acc, scratch, par) },
             || {
                 let mut tmp = vec![r.identity(); width];
+                let mut own = RowScratch::new();
                 // SAFETY: forwarded.
-                unsafe { row_tree(r, rows, b.get(), mid, hi, &mut tmp, &mut Vec::new(), par) };
+                unsafe { row_tree(r, rows, b.get(), mid, hi, &mut tmp, &mut own, par) };
                 tmp
             },
         );
         right
     } else {
         // SAFETY: forwarded.
-        unsafe { row_tree(r, rows, base, lo, mid, acc, stack, par) };
-        let mut tmp = stack.pop().unwrap_or_default();
-        tmp.resize(acc.len(), r.identity());
+        unsafe { row_tree(r, rows, base, lo, mid, acc, scratch, par) };
+        let mut tmp = scratch.stack.pop().unwrap_or_default();
+        tmp.resize(width, r.identity());
         // SAFETY: forwarded.
-        unsafe { row_tree(r, rows, base, mid, hi, &mut tmp, stack, par) };
+        unsafe { row_tree(r, rows, base, mid, hi, &mut tmp, scratch, par) };
         tmp
     };
     for (a, &b) in acc.iter_mut().zip(&right) {
         *a = r.combine(*a, b);
     }
-    stack.push(right);
+    scratch.stack.push(right);
+}
+
+/// One leaf of [`row_tree`]: row `lo + i` is folded into accumulator row (lane) `i % LANES`,
+/// each lane in row order, and the lanes are combined as [`combine_lanes`] combines the inner
+/// kernel's: every column gets the bits the inner kernel gives the same values in a run.
+///
+/// Rows are read in blocks of `4 * LANES`: lane `k` folds rows `k`, `k + 8`, `k + 16` and
+/// `k + 24` of the block in one pass over its accumulators, so each input row is read once,
+/// in a window of 32 consecutive rows, with one load and store of the accumulators per four
+/// rows.
+///
+/// # Safety
+/// As [`row_tree`].
+unsafe fn leaf_rows<T: Element, R: Reducer<T>>(
+    r: &R,
+    rows: &Rows,
+    base: *const T,
+    lo: usize,
+    hi: usize,
+    acc: &mut [R::Acc],
+    lanes: &mut Vec<R::Acc>,
+) {
+    // Compiled for AVX2 where the CPU has it, as in `leaf`.
+    with_avx2(|| {
+        let width = acc.len();
+        lanes.clear();
+        lanes.resize(LANES * width, r.identity());
+        let (mut index, mut off) = unravel_offsets(lo, rows.shape, rows.strides);
+        let mut block = [(0isize, 0usize); 4 * LANES];
+        let mut start = lo;
+        while start < hi {
+            let n = (hi - start).min(4 * LANES);
+            for slot in block.iter_mut().take(n) {
+                *slot = (off[0], off[1] as usize);
+                advance_offsets(&mut index, rows.shape, rows.strides, &mut off);
+            }
+            for (k, lane) in lanes.chunks_exact_mut(width).enumerate() {
+                let mine = [k, k + LANES, k + 2 * LANES, k + 3 * LANES];
+                if n == 4 * LANES {
+                    let q = mine.map(|i| block[i]);
+                    // SAFETY: the block's rows are rows `start..start + n` of the leaf,
+                    // addressed rows (contract).
+                    unsafe { fold_rows4(r, lane, base, &q, rows.stride) };
+                } else {
+                    for &(o, index) in mine.iter().filter(|&&i| i < n).map(|&i| &block[i]) {
+                        // SAFETY: as above.
+                        unsafe { fold_row(r, lane, base.offset(o), rows.stride, index) };
+                    }
+                }
+            }
+            start += n;
+        }
+        // Lane `k + w` into lane `k` for w = 4, 2, 1, column by column.
+        let mut w = LANES;
+        while w > 1 {
+            w /= 2;
+            let (low, high) = lanes.split_at_mut(w * width);
+            for (a, &b) in low.iter_mut().zip(&high[..w * width]) {
+                *a = r.combine(*a, b);
+            }
+        }
+        acc.copy_from_slice(&lanes[..width]);
+    });
 }
 
 /// Folds four rows (`(offset from base, position)`) into `acc` in order, column by column:

@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::layout::Layout;
 use crate::storage::Storage;
 
-use super::reduce::{GROUP, ROW_LEAF, Reduced, Rows, reduce_rows, row_tree, tree};
+use super::reduce::{GROUP, ROW_LEAF, Reduced, RowScratch, Rows, reduce_rows, row_tree, tree};
 use super::reducers::Reducer;
 
 /// Largest input, in elements, the direct path takes: far below the size at which the planned
@@ -140,7 +140,7 @@ fn run<T: Element, R: Reducer<T>>(
             on_heap.resize(inner, r.identity());
             &mut on_heap
         };
-        let mut stack = Vec::new();
+        let mut scratch = RowScratch::new();
         for k in 0..outer {
             // SAFETY: block `k` holds `len` rows of `inner` readable, initialized elements
             // (above); `row_tree` reads exactly those.
@@ -152,7 +152,7 @@ fn run<T: Element, R: Reducer<T>>(
                     0,
                     len,
                     acc,
-                    &mut stack,
+                    &mut scratch,
                     false,
                 );
             }

@@ -104,9 +104,14 @@ macro_rules! accum {
             }
 
             fn best_kernel() -> Kernel<$t> {
-                static BEST: OnceLock<Kernel<$t>> = OnceLock::new();
-                *BEST.get_or_init(|| {
-                    let all = Self::kernels();
+                // One choice per SIMD level (`crate::simd`), each made once.
+                static BEST: [OnceLock<Kernel<$t>>; 3] = [const { OnceLock::new() }; 3];
+                let level = crate::simd::simd_level();
+                *BEST[level as usize].get_or_init(|| {
+                    let all: Vec<Kernel<$t>> = Self::kernels()
+                        .into_iter()
+                        .filter(|k| kernel_level(k.name) <= level)
+                        .collect();
                     #[cfg(all(target_arch = "x86_64", feature = "avx512"))]
                     if x86::avx512_is_split() {
                         if let Some(k) = all.iter().rev().find(|k| k.name != x86::$avx512.name) {
@@ -118,6 +123,18 @@ macro_rules! accum {
             }
         }
     };
+}
+
+/// The SIMD level a kernel needs, read from its name.
+fn kernel_level(name: &str) -> crate::simd::SimdLevel {
+    use crate::simd::SimdLevel;
+    if name.starts_with("avx512") {
+        SimdLevel::Avx512
+    } else if name.starts_with("avx2") {
+        SimdLevel::Avx2
+    } else {
+        SimdLevel::Portable
+    }
 }
 
 accum!(f32, SGEMM_AVX2, SGEMM_AVX512);
@@ -183,7 +200,9 @@ mod x86 {
 
     #[cfg(feature = "avx512")]
     pub(super) fn has_avx512() -> bool {
-        !cfg!(miri) && is_x86_feature_detected!("avx512f")
+        !cfg!(miri)
+            && is_x86_feature_detected!("avx512f")
+            && crate::simd::allows(crate::simd::SimdLevel::Avx512)
     }
 
     /// Whether this CPU is an AMD Zen 4 (family 19h with AVX-512), whose vector units are

@@ -32,6 +32,7 @@ mod interop_ndarray;
 mod interop_npy;
 mod interop_safetensors;
 mod interop_serde;
+mod invariance;
 mod layout_props;
 mod math_props;
 mod matmul_props;

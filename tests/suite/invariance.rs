@@ -1,0 +1,330 @@
+//! Note [canonical order] checked from outside: the same logical values give the same bits
+//! whatever their layout (transposed, dims reversed or permuted, channels-last, flipped,
+//! offset, stepped), whatever the batch around them (rows, columns, matrix rows and columns,
+//! batch dims), whatever the thread count and whatever SIMD path runs.
+//!
+//! Every comparison is of bits (`bytemuck` bytes of the results), never of values within a
+//! tolerance: two layouts that round differently fail here.
+
+use proptest::prelude::*;
+use stridex::simd::{SimdLevel, set_max_simd_level, simd_level};
+use stridex::{FloatElement, MemoryFormat, Tensor};
+
+use crate::common::{TestResult, config};
+
+/// The bytes of a tensor's elements in logical order.
+fn bits<T: FloatElement>(t: &Tensor<T>) -> Vec<u8> {
+    bytemuck::cast_slice::<T, u8>(&t.to_vec()).to_vec()
+}
+
+/// Values in [-1, 1) with rounding in every addition, from a seed, as `T`.
+fn values<T: FloatElement>(n: usize, seed: u64) -> Vec<T> {
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            let u = (s >> 11) as f64 / (1u64 << 53) as f64;
+            T::from(2.0 * u - 1.0).expect("a value in [-1, 1)")
+        })
+        .collect()
+}
+
+/// `x` dense in the order `perm` (dims of `x`, outermost first), viewed back in `x`'s order.
+fn dense_in_order<T: FloatElement>(x: &Tensor<T>, perm: &[usize]) -> Tensor<T> {
+    let mut inv = vec![0; perm.len()];
+    for (i, &p) in perm.iter().enumerate() {
+        inv[p] = i;
+    }
+    x.permute(perm).unwrap().contiguous().permute(&inv).unwrap()
+}
+
+/// The same logical tensor as `x` (row-major) in every layout the tests know, named.
+fn layouts<T: FloatElement>(x: &Tensor<T>) -> Vec<(String, Tensor<T>)> {
+    let nd = x.ndim();
+    let shape = x.shape().to_vec();
+    let n = x.numel();
+    let mut out = vec![("row-major".to_string(), x.clone())];
+    let reversed: Vec<usize> = (0..nd).rev().collect();
+    out.push(("dims reversed".into(), dense_in_order(x, &reversed)));
+    if nd >= 3 {
+        let rotated: Vec<usize> = (1..nd).chain([0]).collect();
+        out.push((format!("permuted {rotated:?}"), dense_in_order(x, &rotated)));
+    }
+    if nd == 4 {
+        let cl = x.contiguous_in(MemoryFormat::ChannelsLast).unwrap();
+        out.push(("channels-last".into(), cl));
+    }
+    for d in 0..nd {
+        let f = x.flip(d).unwrap().contiguous().flip(d).unwrap();
+        out.push((format!("flipped dim {d}"), f));
+    }
+    // Offset: the values 5 elements into a longer buffer.
+    let mut padded = values::<T>(5, 99);
+    padded.extend(x.to_vec());
+    let off = Tensor::from_vec(padded, &[n + 5])
+        .unwrap()
+        .narrow(0, 5, n)
+        .unwrap()
+        .view(&shape)
+        .unwrap();
+    out.push(("offset 5".into(), off));
+    // Stepped: every other element of a buffer twice as long along the last dim.
+    if nd >= 1 {
+        let last = shape[nd - 1];
+        let mut wide_shape = shape.clone();
+        wide_shape[nd - 1] = 2 * last;
+        let src = x.to_vec();
+        let junk = values::<T>(n, 7);
+        let mut buf = Vec::with_capacity(2 * n);
+        for (i, (&v, &j)) in src.iter().zip(&junk).enumerate() {
+            let _ = i;
+            buf.push(v);
+            buf.push(j);
+        }
+        let wide = Tensor::from_vec(buf, &wide_shape).unwrap();
+        let stepped = wide.slice_step(nd - 1, .., 2).unwrap();
+        out.push(("stepped".into(), stepped));
+    }
+    for (name, t) in &out {
+        assert_eq!(
+            t.to_vec(),
+            x.to_vec(),
+            "{name}: not the same logical values"
+        );
+    }
+    out
+}
+
+/// The reductions under test, by name, each giving one tensor's bytes (or `None` where the
+/// op does not apply to the shape).
+type Op<T> = (&'static str, fn(&Tensor<T>) -> Option<Vec<u8>>);
+
+fn ops<T: FloatElement>() -> Vec<Op<T>> {
+    vec![
+        ("sum_dim(0)", |x| Some(bits(&x.sum_dim(0, false).ok()?))),
+        ("sum_dim(-1)", |x| Some(bits(&x.sum_dim(-1, false).ok()?))),
+        ("sum_dims(0, -1)", |x| {
+            (x.ndim() >= 2).then(|| bits(&x.sum_dims(&[0, -1], false).unwrap()))
+        }),
+        ("sum_dims(-2, -1)", |x| {
+            (x.ndim() >= 3).then(|| bits(&x.sum_dims(&[-2, -1], true).unwrap()))
+        }),
+        ("sum_all", |x| {
+            Some(bytemuck::bytes_of(&x.sum_all()).to_vec())
+        }),
+        ("mean_dim(-1)", |x| Some(bits(&x.mean_dim(-1, false).ok()?))),
+        ("mean_dims(0, 1)", |x| {
+            (x.ndim() >= 2).then(|| bits(&x.mean_dims(&[0, 1], false).unwrap()))
+        }),
+        ("prod_dim(0)", |x| Some(bits(&x.prod_dim(0, false).ok()?))),
+        ("max_dim(-1)", |x| Some(bits(&x.max_dim(-1, false).ok()?))),
+        ("argmin_dim(0)", |x| {
+            let a = x.argmin_dim(0, false).ok()?.to_vec();
+            Some(bytemuck::cast_slice::<i64, u8>(&a).to_vec())
+        }),
+        ("norm_dim(2, -1)", |x| {
+            Some(bits(&x.norm_dim(-1, false, 2.0).ok()?))
+        }),
+        ("logsumexp_dim(0)", |x| {
+            Some(bits(&x.logsumexp_dim(0, false).ok()?))
+        }),
+        ("cumsum(-1)", |x| Some(bits(&x.cumsum(-1).ok()?))),
+        ("cumsum(0)", |x| Some(bits(&x.cumsum(0).ok()?))),
+    ]
+}
+
+/// Every op of [`ops`] on every layout of `x` gives the row-major layout's bits.
+fn same_across_layouts<T: FloatElement>(x: &Tensor<T>) -> Result<(), String> {
+    let all = layouts(x);
+    let mut wrong = Vec::new();
+    for (op, f) in ops::<T>() {
+        let Some(want) = f(&all[0].1) else { continue };
+        for (name, t) in &all[1..] {
+            let got = f(t).expect("the op applies to every layout of one shape");
+            if got != want {
+                wrong.push(format!("{op} {name}"));
+            }
+        }
+    }
+    if wrong.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("shape {:?}: {}", x.shape(), wrong.join(", ")))
+    }
+}
+
+fn tensor<T: FloatElement>(shape: &[usize], seed: u64) -> Tensor<T> {
+    let n = shape.iter().product();
+    Tensor::from_vec(values::<T>(n, seed), shape).unwrap()
+}
+
+/// Shapes across the kernels' thresholds: one leaf (512) and more, short rows for the small
+/// path, long reduced dims, size-1 dims, and the 4-D shapes channels-last applies to.
+const SHAPES: &[&[usize]] = &[
+    &[7],
+    &[1000],
+    &[3, 5],
+    &[4, 513],
+    &[600, 3],
+    &[33, 70],
+    &[2, 1, 9],
+    &[5, 6, 7],
+    &[3, 40, 50],
+    &[2, 3, 4, 5],
+    &[2, 8, 5, 6],
+    &[1, 3, 1, 4],
+];
+
+#[test]
+fn every_layout_gives_the_same_bits_f32_f64() {
+    let mut wrong = Vec::new();
+    for (i, shape) in SHAPES.iter().enumerate() {
+        wrong.extend(same_across_layouts(&tensor::<f32>(shape, i as u64)).err());
+        wrong.extend(same_across_layouts(&tensor::<f64>(shape, i as u64)).err());
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn every_layout_gives_the_same_bits_f16_bf16() {
+    let mut wrong = Vec::new();
+    for (i, shape) in SHAPES.iter().enumerate() {
+        wrong.extend(same_across_layouts(&tensor::<half::f16>(shape, i as u64)).err());
+        wrong.extend(same_across_layouts(&tensor::<half::bf16>(shape, i as u64)).err());
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// The issue's own case: a 512 x 4096 matrix stored row-major and column-major.
+#[test]
+fn a_large_matrix_row_major_and_column_major() {
+    let x = tensor::<f32>(&[512, 4096], 3);
+    let c = x.t().unwrap().contiguous().t().unwrap();
+    for dim in [0, 1] {
+        assert_eq!(
+            bits(&x.sum_dim(dim, false).unwrap()),
+            bits(&c.sum_dim(dim, false).unwrap()),
+            "sum_dim({dim})"
+        );
+    }
+    assert_eq!(x.sum_all().to_bits(), c.sum_all().to_bits());
+    // The doc example's form.
+    assert_eq!(
+        x.t()
+            .unwrap()
+            .contiguous()
+            .t()
+            .unwrap()
+            .sum_dim(1, false)
+            .unwrap(),
+        x.sum_dim(1, false).unwrap()
+    );
+}
+
+/// Column 0 of a sum over dim 0 is the same whatever the number of columns beside it, and
+/// row 0 of a sum over dim 1 whatever the rows below it.
+#[test]
+fn batch_size_does_not_change_a_result() {
+    let x = tensor::<f32>(&[512, 4096], 11);
+    let alone = x
+        .narrow(1, 0, 1)
+        .unwrap()
+        .contiguous()
+        .sum_dim(0, false)
+        .unwrap();
+    for w in [2, 8, 64, 1000, 4096] {
+        let cols = x.narrow(1, 0, w).unwrap();
+        for t in [cols.clone(), cols.contiguous()] {
+            let s = t.sum_dim(0, false).unwrap();
+            assert_eq!(
+                s.get(&[0]).unwrap().to_bits(),
+                alone.get(&[0]).unwrap().to_bits(),
+                "width {w}"
+            );
+        }
+    }
+    let row = x.narrow(0, 0, 1).unwrap().sum_dim(1, false).unwrap();
+    for h in [2, 5, 64, 512] {
+        let s = x.narrow(0, 0, h).unwrap().sum_dim(1, false).unwrap();
+        assert_eq!(
+            s.get(&[0]).unwrap().to_bits(),
+            row.get(&[0]).unwrap().to_bits()
+        );
+    }
+}
+
+/// Each SIMD level this CPU has, forced, gives the portable path's bits.
+#[test]
+fn every_simd_path_gives_the_same_bits() {
+    let top = simd_level();
+    let levels: Vec<SimdLevel> = [SimdLevel::Portable, SimdLevel::Avx2, SimdLevel::Avx512]
+        .into_iter()
+        .filter(|&l| l <= top)
+        .collect();
+    let inputs: Vec<Tensor<f32>> = SHAPES
+        .iter()
+        .enumerate()
+        .map(|(i, s)| tensor::<f32>(s, 100 + i as u64))
+        .chain([tensor::<f32>(&[64, 4096], 5)])
+        .collect();
+    let run = || -> Vec<Vec<u8>> {
+        inputs
+            .iter()
+            .flat_map(|x| layouts(x).into_iter().map(|(_, t)| t))
+            .flat_map(|t| ops::<f32>().into_iter().filter_map(move |(_, f)| f(&t)))
+            .collect()
+    };
+    let mut results = Vec::new();
+    for &level in &levels {
+        let before = set_max_simd_level(level);
+        results.push((level, run()));
+        set_max_simd_level(before);
+    }
+    for (level, r) in &results[1..] {
+        assert!(
+            r == &results[0].1,
+            "{level:?} differs from the portable path"
+        );
+    }
+}
+
+proptest! {
+    #![proptest_config(config(12))]
+
+    /// Random shapes of 1 to 4 dims (sizes across the leaf of 512 and the small-path limit),
+    /// every layout, every op.
+    #[test]
+    fn random_shapes_every_layout(
+        shape in prop::collection::vec(1usize..9, 1..=4)
+            .prop_flat_map(|s| {
+                let n = s.len();
+                (Just(s), 0..n, prop::sample::select(vec![1usize, 2, 9, 64, 520, 1100]))
+            })
+            .prop_map(|(mut s, d, big)| { s[d] = big; s })
+            .prop_filter("at most 40000 elements", |s| s.iter().product::<usize>() <= 40_000),
+        seed in any::<u64>(),
+    ) {
+        let r: TestResult = same_across_layouts(&tensor::<f32>(&shape, seed))
+            .map_err(proptest::test_runner::TestCaseError::fail);
+        r?;
+    }
+
+    /// Thread counts 1 to 4 give the same bits for every op and layout.
+    #[test]
+    fn thread_counts(rows in 1usize..300, cols in 1usize..700, seed in any::<u64>()) {
+        let x = tensor::<f32>(&[rows, cols], seed);
+        let run = || -> Vec<Vec<u8>> {
+            layouts(&x)
+                .into_iter()
+                .flat_map(|(_, t)| ops::<f32>().into_iter().filter_map(move |(_, f)| f(&t)))
+                .collect()
+        };
+        let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap().install(run);
+        for threads in 2..=4 {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            prop_assert!(pool.install(run) == one, "{threads} threads");
+        }
+    }
+}
