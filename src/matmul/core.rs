@@ -450,8 +450,14 @@ unsafe fn macro_kernel<T: Scalar>(
 
 /// Length of the chunks `gemv` converts at a time.
 const RUN: usize = 256;
+/// Rows of A whose sums `gemv` carries side by side when A's rows are its short-stride
+/// direction (independent chains that hide the multiply-add's latency).
+const GEMV_ROWS: usize = 8;
 
-/// `y (+)= A · x` for an `m × k` A, a `k × 1` x and an `m × 1` y, without packing.
+/// `y (+)= A · x` for an `m × k` A, a `k × 1` x and an `m × 1` y, without packing: each
+/// `y[i]` is one chain of fused multiply-adds over `p` in order, started at `y[i]` when
+/// accumulating and at zero otherwise, which is what every other path computes for the same
+/// element (Note [canonical order] in `super`).
 ///
 /// # Safety
 /// As [`gemm_core`] with `n == 1`.
@@ -463,53 +469,95 @@ unsafe fn gemv<T: Scalar>(
     y: MatMut<T::Acc>,
     accumulate: bool,
 ) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    if crate::kernels::dispatch::has_avx2_fma() {
+        /// [`gemv_body`] compiled with AVX2 and FMA (a named function: the body is too large
+        /// for a closure to be inlined into `with_avx2` reliably).
+        ///
+        /// # Safety
+        /// As [`gemv`], and the CPU has AVX2 and FMA.
+        #[target_feature(enable = "avx2,fma")]
+        unsafe fn wide<T: Scalar>(
+            m: usize,
+            k: usize,
+            a: MatRef<T>,
+            x: MatRef<T>,
+            y: MatMut<T::Acc>,
+            accumulate: bool,
+        ) {
+            // SAFETY: forwarded.
+            unsafe { gemv_body(m, k, a, x, y, accumulate) }
+        }
+        // SAFETY: the CPU has AVX2 and FMA (just detected); the rest is forwarded.
+        return unsafe { wide(m, k, a, x, y, accumulate) };
+    }
+    // SAFETY: forwarded.
+    unsafe { gemv_body(m, k, a, x, y, accumulate) }
+}
+
+/// The loops of [`gemv`].
+///
+/// # Safety
+/// As [`gemv`].
+#[inline(always)]
+unsafe fn gemv_body<T: Scalar>(
+    m: usize,
+    k: usize,
+    a: MatRef<T>,
+    x: MatRef<T>,
+    y: MatMut<T::Acc>,
+    accumulate: bool,
+) {
     let zero = T::Acc::zero();
-    let mut sums = vec![zero; m];
+    let mut sums: Vec<T::Acc> = (0..m)
+        // SAFETY: element (i, 0) of y, readable when accumulating (the contract).
+        .map(|i| {
+            if accumulate {
+                unsafe { *y.at(i, 0) }
+            } else {
+                zero
+            }
+        })
+        .collect();
     let mut xs = [zero; RUN];
-    let mut run = vec![zero; RUN.max(m)];
+    let rows_short = a.cs.unsigned_abs() <= a.rs.unsigned_abs();
+    let mut run = vec![zero; if rows_short { GEMV_ROWS * RUN } else { m }];
     for p0 in (0..k).step_by(RUN) {
         let len = RUN.min(k - p0);
         // SAFETY: entries p0..p0+len of x.
         unsafe { T::load_run(x.at(p0, 0), x.rs, &mut xs[..len]) };
-        if a.cs.unsigned_abs() <= a.rs.unsigned_abs() {
-            // Rows of A are the short-stride direction: one dot product per row.
-            for (i, sum) in sums.iter_mut().enumerate() {
-                // SAFETY: row i, columns p0..p0+len of A.
-                unsafe { T::load_run(a.at(i, p0), a.cs, &mut run[..len]) };
-                *sum = *sum + dot(&run[..len], &xs[..len]);
+        if rows_short {
+            // Rows of A are the short-stride direction: GEMV_ROWS rows' chains side by side.
+            for i0 in (0..m).step_by(GEMV_ROWS) {
+                let rows = GEMV_ROWS.min(m - i0);
+                for r in 0..rows {
+                    // SAFETY: row i0 + r < m, columns p0..p0+len of A.
+                    unsafe { T::load_run(a.at(i0 + r, p0), a.cs, &mut run[r * RUN..][..len]) };
+                }
+                let mut s = [zero; GEMV_ROWS];
+                s[..rows].copy_from_slice(&sums[i0..i0 + rows]);
+                for (p, &xp) in xs[..len].iter().enumerate() {
+                    for (r, acc) in s.iter_mut().enumerate() {
+                        *acc = num_traits::Float::mul_add(run[r * RUN + p], xp, *acc);
+                    }
+                }
+                sums[i0..i0 + rows].copy_from_slice(&s[..rows]);
             }
         } else {
-            // Columns are: add multiples of columns.
+            // Columns are: add multiples of columns, each sum's chain in `p` order.
             for (p, &xp) in xs[..len].iter().enumerate() {
                 // SAFETY: column p0 + p of A, all m rows.
                 unsafe { T::load_run(a.at(0, p0 + p), a.rs, &mut run[..m]) };
                 for (s, &v) in sums.iter_mut().zip(&run[..m]) {
-                    *s = *s + v * xp;
+                    *s = num_traits::Float::mul_add(v, xp, *s);
                 }
             }
         }
     }
     for (i, &s) in sums.iter().enumerate() {
         // SAFETY: element (i, 0) of y.
-        unsafe {
-            let p = y.at(i, 0);
-            *p = if accumulate { *p + s } else { s };
-        }
+        unsafe { *y.at(i, 0) = s };
     }
-}
-
-/// `Σ a[i] · b[i]` with eight independent partial sums (so the compiler can vectorize it).
-fn dot<A: Accum>(a: &[A], b: &[A]) -> A {
-    let mut part = [A::zero(); 8];
-    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    for (x, y) in ca.zip(cb) {
-        for l in 0..8 {
-            part[l] = part[l] + x[l] * y[l];
-        }
-    }
-    let tail = ra.iter().zip(rb).fold(A::zero(), |s, (&x, &y)| s + x * y);
-    part.iter().fold(tail, |s, &v| s + v)
 }
 
 #[cfg(test)]

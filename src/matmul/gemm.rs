@@ -8,7 +8,8 @@
 //! [module note](super#note-on-the-gemm-core) for why the core is our own.
 //!
 //! `f16` and `bf16` are packed into `f32` panels; their products are accumulated in an `f32`
-//! workspace over the full `k` and rounded once, when the workspace is written to C.
+//! workspace over the full `k` (from C's values when accumulating) and rounded once, when the
+//! workspace is written to C.
 
 use half::{bf16, f16};
 use num_traits::Zero;
@@ -169,17 +170,24 @@ unsafe fn via_workspace<T: Scalar>(
                     ..b
                 },
             );
+            if accumulate {
+                // The chains start at C's values (Note [canonical order] in `super`).
+                for i in 0..mm {
+                    for (j, v) in work[i * nn..(i + 1) * nn].iter_mut().enumerate() {
+                        // SAFETY: (i0 + i, j0 + j) is an element of C, initialized when
+                        // accumulating (the contract).
+                        *v = unsafe { *c.at(i0 + i, j0 + j) }.to_acc();
+                    }
+                }
+            }
             // SAFETY: rows i0..i0+mm of A and columns j0..j0+nn of B are in range; the
-            // workspace is a separate, row-major mm × nn buffer.
-            unsafe { gemm_core(mm, nn, k, ab, bb, w, false, threads, kern) };
+            // workspace is a separate, row-major mm × nn buffer, initialized above when
+            // accumulating.
+            unsafe { gemm_core(mm, nn, k, ab, bb, w, accumulate, threads, kern) };
             for i in 0..mm {
                 for (j, &v) in work[i * nn..(i + 1) * nn].iter().enumerate() {
                     // SAFETY: (i0 + i, j0 + j) is an element of C.
-                    unsafe {
-                        let p = c.at(i0 + i, j0 + j);
-                        let v = if accumulate { (*p).to_acc() + v } else { v };
-                        *p = T::from_acc(v);
-                    }
+                    unsafe { *c.at(i0 + i, j0 + j) = T::from_acc(v) };
                 }
             }
         }

@@ -42,7 +42,10 @@ pub struct Tile<A> {
     pub m: usize,
     /// Columns of C to write (`<= nr`).
     pub n: usize,
-    /// Add to C (`true`) or overwrite it without reading (`false`).
+    /// Start each element's sum at C's value (`true`) or at zero, overwriting C without
+    /// reading it (`false`). Either way the kernel makes `kc` fused multiply-adds per element
+    /// on that start, in `k` order, and stores the result: a `k` split into blocks gives the
+    /// bits of one pass (Note [canonical order] in `super`).
     pub accumulate: bool,
 }
 
@@ -162,11 +165,25 @@ unsafe fn store_scalar<A: Accum>(t: &Tile<A>, ab: &[A], nr: usize) {
     for i in 0..t.m {
         for j in 0..t.n {
             // SAFETY: i < m and j < n, so this is an element of the tile the caller vouches for.
-            unsafe {
-                let p = t.c.offset(i as isize * t.rs_c + j as isize * t.cs_c);
-                let v = ab[i * nr + j];
-                *p = if t.accumulate { *p + v } else { v };
-            }
+            unsafe { *t.c.offset(i as isize * t.rs_c + j as isize * t.cs_c) = ab[i * nr + j] };
+        }
+    }
+}
+
+/// The tile's C as an `mr × nr` row-major array (row length `nr`, zeros outside the `m × n`
+/// corner) if `t.accumulate`, zeros otherwise: where each element's sum starts.
+///
+/// # Safety
+/// As [`Kernel::run`] for `t.c`.
+unsafe fn load_scalar<A: Accum>(t: &Tile<A>, ab: &mut [A], nr: usize) {
+    if !t.accumulate {
+        return;
+    }
+    for i in 0..t.m {
+        for j in 0..t.n {
+            // SAFETY: i < m and j < n, so this is an element of the tile the caller vouches
+            // for, readable when accumulating.
+            ab[i * nr + j] = unsafe { *t.c.offset(i as isize * t.rs_c + j as isize * t.cs_c) };
         }
     }
 }
@@ -175,6 +192,8 @@ unsafe fn store_scalar<A: Accum>(t: &Tile<A>, ab: &[A], nr: usize) {
 /// As [`Kernel::run`] with `mr = nr = 4`.
 unsafe fn portable_4x4<A: Accum>(t: &Tile<A>) {
     let mut ab = [A::zero(); 16];
+    // SAFETY: the caller's contract covers the tile.
+    unsafe { load_scalar(t, &mut ab, 4) };
     for p in 0..t.kc {
         // SAFETY: p < kc and the panels hold kc groups of 4 (the caller's contract).
         let (a, b) = unsafe {
@@ -185,7 +204,9 @@ unsafe fn portable_4x4<A: Accum>(t: &Tile<A>) {
         };
         for i in 0..4 {
             for j in 0..4 {
-                ab[i * 4 + j] = ab[i * 4 + j] + a[i] * b[j];
+                // Fused, as in the SIMD kernels (a library call where the target has no
+                // FMA instruction: slower, the same bits).
+                ab[i * 4 + j] = a[i].mul_add(b[j], ab[i * 4 + j]);
             }
         }
     }
@@ -195,7 +216,7 @@ unsafe fn portable_4x4<A: Accum>(t: &Tile<A>) {
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{Kernel, Tile, store_scalar};
+    use super::{Kernel, Tile, load_scalar, store_scalar};
     use std::arch::x86_64::*;
 
     #[cfg(feature = "avx512")]
@@ -285,7 +306,7 @@ mod x86 {
     /// accumulators. The `k` loop is unrolled by four.
     macro_rules! simd_kernel {
         ($name:ident, $feat:literal, $t:ty, $v:ty, $mr:literal, $lanes:literal, $zero:ident,
-         $load:ident, $splat:ident, $fma:ident, $add:ident, $store:ident) => {
+         $load:ident, $splat:ident, $fma:ident, $store:ident) => {
             /// # Safety
             /// As [`Kernel::run`] with `mr = $mr`, `nr = 2 * lanes`; needs the CPU features
             /// named in `target_feature`.
@@ -306,7 +327,21 @@ mod x86 {
                         let last = row.wrapping_offset((t.n as isize - 1) * t.cs_c);
                         _mm_prefetch::<_MM_HINT_T0>(last.cast());
                     }
+                    let whole = t.m == MR && t.n == NR && t.cs_c == 1;
                     let mut c: [[$v; 2]; MR] = [[$zero(); 2]; MR];
+                    if t.accumulate && whole {
+                        for (i, row) in c.iter_mut().enumerate() {
+                            let p = t.c.offset(i as isize * t.rs_c);
+                            *row = [$load(p), $load(p.add($lanes))];
+                        }
+                    } else if t.accumulate {
+                        let mut ab = [0.0 as $t; MR * NR];
+                        load_scalar(t, &mut ab, NR);
+                        for (i, row) in c.iter_mut().enumerate() {
+                            let p = ab.as_ptr().add(i * NR);
+                            *row = [$load(p), $load(p.add($lanes))];
+                        }
+                    }
                     let (mut a, mut b) = (t.a, t.b);
                     macro_rules! step {
                         () => {
@@ -330,16 +365,11 @@ mod x86 {
                     for _ in 0..t.kc % 4 {
                         step!();
                     }
-                    if t.m == MR && t.n == NR && t.cs_c == 1 {
+                    if whole {
                         for (i, row) in c.iter().enumerate() {
                             let p = t.c.offset(i as isize * t.rs_c);
-                            let (mut v0, mut v1) = (row[0], row[1]);
-                            if t.accumulate {
-                                v0 = $add($load(p), v0);
-                                v1 = $add($load(p.add($lanes)), v1);
-                            }
-                            $store(p, v0);
-                            $store(p.add($lanes), v1);
+                            $store(p, row[0]);
+                            $store(p.add($lanes), row[1]);
                         }
                     } else {
                         let mut ab = [0.0 as $t; MR * NR];
@@ -365,7 +395,6 @@ mod x86 {
         _mm256_loadu_ps,
         _mm256_set1_ps,
         _mm256_fmadd_ps,
-        _mm256_add_ps,
         _mm256_storeu_ps
     );
     simd_kernel!(
@@ -379,7 +408,6 @@ mod x86 {
         _mm256_loadu_pd,
         _mm256_set1_pd,
         _mm256_fmadd_pd,
-        _mm256_add_pd,
         _mm256_storeu_pd
     );
     // AVX-512 intrinsics are stable from Rust 1.89, above the crate's MSRV: the kernels are
@@ -396,7 +424,6 @@ mod x86 {
         _mm512_loadu_ps,
         _mm512_set1_ps,
         _mm512_fmadd_ps,
-        _mm512_add_ps,
         _mm512_storeu_ps
     );
     #[cfg(feature = "avx512")]
@@ -411,7 +438,6 @@ mod x86 {
         _mm512_loadu_pd,
         _mm512_set1_pd,
         _mm512_fmadd_pd,
-        _mm512_add_pd,
         _mm512_storeu_pd
     );
 }

@@ -238,14 +238,27 @@ unsafe fn tile<T: Scalar, const R: usize, const C: usize, const FMA: bool>(
     let rows: [*const T; R] = std::array::from_fn(|r| a.at(i0 + r, 0));
     // The two ways of reading a row of B get a `p` loop each: merged into one loop, LLVM
     // splits the whole-row load into scalar pieces.
+    // Each element's chain starts at C's value when accumulating (Note [canonical order] in
+    // `super`), at zero otherwise.
+    let zero = <T::Acc as num_traits::Zero>::zero();
+    let mut start = [[zero; C]; R];
+    if accumulate {
+        for (r, row) in start.iter_mut().enumerate() {
+            for (jj, v) in row.iter_mut().enumerate().take(cols) {
+                // SAFETY: (i0 + r, j0 + jj) is an element of C, initialized when
+                // accumulating (the contract).
+                *v = unsafe { *c.at(i0 + r, j0 + jj) }.to_acc();
+            }
+        }
+    }
     let acc = if cols == C && b.cs == 1 {
         // SAFETY: the caller's contract; B's rows are unit-stride and the tile is full.
-        unsafe { sum_over_p::<T, R, C, true, FMA>(k, a, b, &rows, j0, cols) }
+        unsafe { sum_over_p::<T, R, C, true, FMA>(k, a, b, &rows, j0, cols, start) }
     } else {
         // SAFETY: the caller's contract.
-        unsafe { sum_over_p::<T, R, C, false, FMA>(k, a, b, &rows, j0, cols) }
+        unsafe { sum_over_p::<T, R, C, false, FMA>(k, a, b, &rows, j0, cols, start) }
     };
-    if cols == C && c.cs == 1 && !accumulate {
+    if cols == C && c.cs == 1 {
         for (r, row) in acc.iter().enumerate() {
             let out: [T; C] = std::array::from_fn(|jj| T::from_acc(row[jj]));
             // SAFETY: columns j0..j0 + C of row i0 + r of C, unit-stride, written by this
@@ -257,18 +270,17 @@ unsafe fn tile<T: Scalar, const R: usize, const C: usize, const FMA: bool>(
     for (r, row) in acc.iter().enumerate() {
         for (jj, &v) in row.iter().enumerate().take(cols) {
             // SAFETY: (i0 + r, j0 + jj) is an element of C, written by this call only.
-            unsafe {
-                let p = c.at(i0 + r, j0 + jj);
-                let v = if accumulate { (*p).to_acc() + v } else { v };
-                *p = T::from_acc(v);
-            }
+            unsafe { *c.at(i0 + r, j0 + jj) = T::from_acc(v) };
         }
     }
 }
 
-/// `acc[r][j] += A(i0 + r, p) * B(p, j0 + j)` for every `p < k`, in order, where `rows[r]`
-/// points at `A(i0 + r, 0)`; columns `j >= cols` of `acc` get zeros added. `WHOLE`: B's rows
-/// are unit-stride and `cols == C`, so each row of B is one vector load.
+/// `acc[r][j] = fma(A(i0 + r, p), B(p, j0 + j), acc[r][j])` for every `p < k`, in order, from
+/// `acc = start`, where `rows[r]` points at `A(i0 + r, 0)`; columns `j >= cols` of `acc` get
+/// zeros added. `WHOLE`: B's rows are unit-stride and `cols == C`, so each row of B is one
+/// vector load. The multiply-adds are fused on every path (`FMA` only says whether the
+/// caller is compiled with the instruction; without it `mul_add` is a library call, slower,
+/// with the same bits).
 ///
 /// # Safety
 /// Every `(i0 + r, p)` of A (`r < R`) and `(p, j0 + j)` of B (`j < cols`) is readable.
@@ -287,10 +299,11 @@ unsafe fn sum_over_p<
     rows: &[*const T; R],
     j0: usize,
     cols: usize,
+    start: [[T::Acc; C]; R],
 ) -> [[T::Acc; C]; R] {
     let zero = <T::Acc as num_traits::Zero>::zero();
     // A local array (not a borrowed one), so it can live in registers across the loop.
-    let mut acc = [[zero; C]; R];
+    let mut acc = start;
     for p in 0..k {
         let mut bp = [zero; C];
         let run = b.at(p, j0);
@@ -309,11 +322,7 @@ unsafe fn sum_over_p<
             // SAFETY: element (i0 + r, p) of A, r < R and p < k (the contract).
             let x = unsafe { *at.wrapping_offset(p as isize * a.cs) }.to_acc();
             for (v, &y) in row.iter_mut().zip(&bp) {
-                *v = if FMA {
-                    num_traits::Float::mul_add(x, y, *v)
-                } else {
-                    *v + x * y
-                };
+                *v = num_traits::Float::mul_add(x, y, *v);
             }
         }
     }

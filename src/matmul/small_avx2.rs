@@ -8,9 +8,9 @@
 //! (unit-stride, the one requirement), `R <= 6` broadcasts of A's column and `2 R`
 //! multiply-adds into as many accumulators (12 of the 16 registers at `R = 6`).
 //!
-//! Each element of C is summed over `p` in order with one fused multiply-add a step, and
-//! added to C's old value last when accumulating: the generic tiles' operations in the same
-//! order, so the results are bit-identical (tested in `small`).
+//! Each element of C is summed over `p` in order with one fused multiply-add a step, from
+//! C's old value when accumulating and from zero otherwise: the generic tiles' operations in
+//! the same order, so the results are bit-identical (tested in `small`).
 
 use std::arch::x86_64::*;
 
@@ -21,7 +21,7 @@ pub(super) const ROWS: usize = 6;
 
 macro_rules! simd_tiles {
     ($tiles:ident, $tile:ident, $t:ty, $v:ty, $lanes:literal, $zero:ident, $load:ident,
-     $splat:ident, $fma:ident, $add:ident, $store:ident) => {
+     $splat:ident, $fma:ident, $store:ident) => {
         /// Every full-width tile of C: rows `0..m` and columns `0..n / (2 * lanes) * 2 *
         /// lanes`; returns how many columns it computed (the caller does the rest).
         ///
@@ -84,7 +84,22 @@ macro_rules! simd_tiles {
             i0: usize,
             j0: usize,
         ) {
+            // Each element's chain starts at C's value when accumulating (Note [canonical
+            // order] in `super`), at zero otherwise.
             let mut acc: [[$v; 2]; R] = [[$zero(); 2]; R];
+            if accumulate {
+                for (r, row) in acc.iter_mut().enumerate() {
+                    let out = c.at(i0 + r, j0);
+                    let mut old = [0.0 as $t; 2 * $lanes];
+                    for (j, v) in old.iter_mut().enumerate() {
+                        // SAFETY: (i0 + r, j0 + j) is an element of C, initialized when
+                        // accumulating (the contract).
+                        *v = unsafe { *out.wrapping_offset(j as isize * c.cs) };
+                    }
+                    // SAFETY: `old` holds two vectors of values.
+                    *row = unsafe { [$load(old.as_ptr()), $load(old.as_ptr().add($lanes))] };
+                }
+            }
             let (mut ap, mut bp) = (a.at(i0, 0), b.at(0, j0));
             for _ in 0..k {
                 // SAFETY: `bp` is (p, j0) of B and the 2 * lanes elements from it are
@@ -105,15 +120,10 @@ macro_rules! simd_tiles {
                 let out = c.at(i0 + r, j0);
                 if c.cs == 1 {
                     // SAFETY: (i0 + r, j0 + j) for j < 2 * lanes, unit-stride, are elements
-                    // of C (the contract), read only when initialized (`accumulate`).
+                    // of C (the contract).
                     unsafe {
-                        let (mut v0, mut v1) = (row[0], row[1]);
-                        if accumulate {
-                            v0 = $add($load(out), v0);
-                            v1 = $add($load(out.add($lanes)), v1);
-                        }
-                        $store(out, v0);
-                        $store(out.add($lanes), v1);
+                        $store(out, row[0]);
+                        $store(out.add($lanes), row[1]);
                     }
                 } else {
                     let mut sums = [0.0 as $t; 2 * $lanes];
@@ -124,10 +134,7 @@ macro_rules! simd_tiles {
                     }
                     for (j, &v) in sums.iter().enumerate() {
                         // SAFETY: (i0 + r, j0 + j) is an element of C (the contract).
-                        unsafe {
-                            let p = out.wrapping_offset(j as isize * c.cs);
-                            *p = if accumulate { *p + v } else { v };
-                        }
+                        unsafe { *out.wrapping_offset(j as isize * c.cs) = v };
                     }
                 }
             }
@@ -145,7 +152,6 @@ simd_tiles!(
     _mm256_loadu_ps,
     _mm256_set1_ps,
     _mm256_fmadd_ps,
-    _mm256_add_ps,
     _mm256_storeu_ps
 );
 
@@ -159,6 +165,5 @@ simd_tiles!(
     _mm256_loadu_pd,
     _mm256_set1_pd,
     _mm256_fmadd_pd,
-    _mm256_add_pd,
     _mm256_storeu_pd
 );

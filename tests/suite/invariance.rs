@@ -328,3 +328,184 @@ proptest! {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Matrix products: each element of C is one chain of fused multiply-adds over `k` in order,
+// started at C's value when accumulating, at zero otherwise, on every path (the small direct
+// tiles, the packed GEMM with its `k` blocks, M = 1 and N = 1, batches, every SIMD level).
+// ---------------------------------------------------------------------------------------------
+
+/// `a @ b` row `i`, as bytes.
+fn row_bits<T: FloatElement>(c: &Tensor<T>, i: usize) -> Vec<u8> {
+    bits(&c.select(0, i).unwrap())
+}
+
+/// A matrix with the same values as `x` stored column-major.
+fn col_major<T: FloatElement>(x: &Tensor<T>) -> Tensor<T> {
+    x.t().unwrap().contiguous().t().unwrap()
+}
+
+fn matmul_batch_invariance<T: FloatElement + stridex::matmul::MatmulElement>() {
+    // Row 0 of A[:M] @ B for every M: 1 (the vector product), small tiles, packed blocks.
+    for &(n, k) in &[
+        (8usize, 1000usize),
+        (200, 1),
+        (200, 100),
+        (200, 1000),
+        (37, 700),
+    ] {
+        let a = tensor::<T>(&[512, k], (n * k) as u64);
+        let b = tensor::<T>(&[k, n], 1 + (n * k) as u64);
+        let want = row_bits(&a.narrow(0, 0, 1).unwrap().matmul(&b).unwrap(), 0);
+        for m in [2, 5, 17, 64, 200, 512] {
+            let am = a.narrow(0, 0, m).unwrap();
+            for (name, lhs, rhs) in [
+                ("row-major", am.clone(), b.clone()),
+                ("A column-major", col_major(&am), b.clone()),
+                ("B column-major", am.clone(), col_major(&b)),
+            ] {
+                let c = lhs.matmul(&rhs).unwrap();
+                assert!(row_bits(&c, 0) == want, "M = {m}, N = {n}, K = {k}, {name}");
+                assert!(
+                    row_bits(&c, m - 1)
+                        == row_bits(&lhs.narrow(0, m - 1, 1).unwrap().matmul(&rhs).unwrap(), 0),
+                    "last row, M = {m}, N = {n}, K = {k}, {name}"
+                );
+            }
+        }
+    }
+    // Column 0 of A @ B[:, :N'] for every N'.
+    let (m, k) = (8, 1000);
+    let a = tensor::<T>(&[m, k], 21);
+    let b = tensor::<T>(&[k, 300], 22);
+    let col0 = |c: &Tensor<T>| bits(&c.select(1, 0).unwrap());
+    let want = col0(&a.matmul(&b.narrow(1, 0, 1).unwrap()).unwrap());
+    for n in [2, 7, 8, 9, 16, 64, 65, 100, 300] {
+        let bn = b.narrow(1, 0, n).unwrap();
+        assert!(col0(&a.matmul(&bn).unwrap()) == want, "N' = {n}");
+        assert!(
+            col0(&a.matmul(&bn.contiguous()).unwrap()) == want,
+            "N' = {n}, dense"
+        );
+    }
+    // A batch around a product changes nothing: batch 1 of a 3-D product is the 2-D one.
+    let ab = tensor::<T>(&[3, 40, 300], 31);
+    let bb = tensor::<T>(&[300, 24], 32);
+    let batched = ab.matmul(&bb).unwrap();
+    let single = ab.select(0, 1).unwrap().matmul(&bb).unwrap();
+    assert!(bits(&batched.select(0, 1).unwrap()) == bits(&single));
+}
+
+#[test]
+fn matmul_rows_and_columns_do_not_depend_on_the_batch() {
+    matmul_batch_invariance::<f32>();
+    matmul_batch_invariance::<f64>();
+    matmul_batch_invariance::<half::f16>();
+    matmul_batch_invariance::<half::bf16>();
+}
+
+/// Accumulating is one chain from C's value: `C += A @ B` in one call gives the bits of the
+/// chain whatever the path, and a transposed (column-major) destination the same bits.
+#[test]
+fn matmul_into_accumulates_as_one_chain() {
+    for &(m, n, k) in &[
+        (1usize, 50usize, 900usize),
+        (4, 4, 4),
+        (9, 30, 700),
+        (100, 90, 500),
+    ] {
+        let a = tensor::<f32>(&[m, k], 41);
+        let b = tensor::<f32>(&[k, n], 42);
+        let c0 = tensor::<f32>(&[m, n], 43);
+        let mut row_major = Tensor::from_vec(c0.to_vec(), &[m, n]).unwrap();
+        a.matmul_into(&b, &mut row_major, true).unwrap();
+        let mut col = Tensor::from_vec(c0.t().unwrap().to_vec(), &[n, m])
+            .unwrap()
+            .t()
+            .unwrap();
+        a.matmul_into(&b, &mut col, true).unwrap();
+        assert!(bits(&row_major) == bits(&col), "{m}x{n}x{k}");
+        // Element (0, 0) by hand: the chain from C's value, fused, in k order.
+        let (av, bv) = (a.to_vec(), b.to_vec());
+        let mut acc = c0.get(&[0, 0]).unwrap();
+        for p in 0..k {
+            acc = av[p].mul_add(bv[p * n], acc);
+        }
+        assert_eq!(
+            row_major.get(&[0, 0]).unwrap().to_bits(),
+            acc.to_bits(),
+            "{m}x{n}x{k}"
+        );
+    }
+}
+
+/// Element (i, j) of a plain product is the fused chain from zero, whatever the shape's path.
+#[test]
+fn matmul_elements_are_the_fused_chain() {
+    for &(m, n, k) in &[
+        (1usize, 1usize, 5000usize),
+        (3, 5, 7),
+        (1, 300, 2000),
+        (300, 1, 2000),
+        (64, 64, 64),
+        (130, 70, 1100),
+    ] {
+        let a = tensor::<f32>(&[m, k], 51);
+        let b = tensor::<f32>(&[k, n], 52);
+        let c = a.matmul(&b).unwrap();
+        let (av, bv) = (a.to_vec(), b.to_vec());
+        for (i, j) in [(0, 0), (m - 1, n - 1), (m / 2, n / 3)] {
+            let mut acc = 0.0f32;
+            for p in 0..k {
+                acc = av[i * k + p].mul_add(bv[p * n + j], acc);
+            }
+            assert_eq!(
+                c.get(&[i, j]).unwrap().to_bits(),
+                acc.to_bits(),
+                "({i}, {j}) of {m}x{n}x{k}"
+            );
+        }
+    }
+}
+
+/// Each SIMD level and thread count gives the same product bits.
+#[test]
+fn matmul_simd_levels_and_threads() {
+    let shapes = [
+        (1usize, 200usize, 1000usize),
+        (17, 8, 1000),
+        (200, 1, 300),
+        (130, 150, 700),
+        (8, 64, 40),
+    ];
+    let run = || -> Vec<Vec<u8>> {
+        shapes
+            .iter()
+            .flat_map(|&(m, n, k)| {
+                let a = tensor::<f32>(&[m, k], 61);
+                let b = tensor::<f32>(&[k, n], 62);
+                let h = tensor::<half::bf16>(&[m, k], 63);
+                let hb = tensor::<half::bf16>(&[k, n], 64);
+                [
+                    bits(&a.matmul(&b).unwrap()),
+                    bits(&col_major(&a).matmul(&b).unwrap()),
+                    bits(&h.matmul(&hb).unwrap()),
+                ]
+            })
+            .collect()
+    };
+    let want = run();
+    for level in [SimdLevel::Portable, SimdLevel::Avx2] {
+        let before = set_max_simd_level(level);
+        let got = run();
+        set_max_simd_level(before);
+        assert!(got == want, "{level:?}");
+    }
+    for threads in 1..=4 {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        assert!(pool.install(run) == want, "{threads} threads");
+    }
+}
