@@ -1,27 +1,65 @@
-//! Executing a [`ReducePlan`]: blocked, pairwise and deterministic.
+//! Executing a [`ReducePlan`]: blocked, pairwise, and in one canonical order.
 //!
-//! Two kernel shapes, chosen by which loop the plan puts innermost ([`ReduceKind`]):
+//! # Note [canonical order]
+//!
+//! A layout changes speed, never the answer. Each output element of a reduction is a function
+//! of the logical values it reduces, combined in an order fixed by the number of reduced
+//! elements `n` and the element type alone: not by strides, offset, flips, memory format,
+//! alignment, the number or position of the other outputs, the thread count, the kernel path
+//! that runs, or the CPU's SIMD features. The order:
+//!
+//! 1. Number the reduced elements by their logical position `i` in `0..n`: row-major over
+//!    the reduced dims, in dim order (the plan's `index` operand; the plan runs the reduced
+//!    loops in that order, `ReducePlan::new`).
+//! 2. Leaves: positions `[512 j, 512 (j + 1))`. In a leaf, element `i` is folded into lane
+//!    `i % 8`; each of the [`LANES`] lanes starts at the reducer's identity and folds its
+//!    elements in increasing `i`. The lanes are then combined by one fixed tree: lane `k + w`
+//!    into lane `k` for `w = 4, 2, 1` ([`combine_lanes`]).
+//! 3. Leaves combine pairwise: the value of `[lo, hi)` longer than a leaf is
+//!    `combine(value(lo, mid), value(mid, hi))` with `mid = lo + ⌈(hi - lo) / 2 / 512⌉ · 512`
+//!    ([`tree`], [`row_tree`]).
+//!
+//! Every path reproduces exactly these operations: the inner kernel (lanes in registers,
+//! runs that start mid-lane rotate into the right lane), the outer kernel (8 accumulator
+//! rows, row `i` of a leaf into row `i % 8`, the same lane tree column by column), the small
+//! direct path and the AVX2 row sums (`row_sums_avx2`), threads (whole outputs, or both
+//! halves of a tree node joined in order), and the portable, AVX2 and AVX-512 builds of each
+//! (the same IEEE operations; fused multiply-adds are written as `mul_add` on every path).
+//! `tests/suite/invariance.rs` checks the bits across layouts, batch sizes, thread counts and
+//! SIMD levels ([`crate::simd::set_max_simd_level`]).
+//!
+//! Why these numbers: 8 lanes fill one AVX2 register of `f32` (the `f32` accumulator of
+//! `f16` / `bf16` too) and two of `f64`, so a contiguous row is one vector add per 8
+//! elements, and four rows side by side ([`GROUP`]) hide the add's latency; 512-element
+//! leaves keep the error bound of pairwise summation, roughly `(LEAF / LANES + log2 n) * eps`
+//! instead of a running sum's `n * eps`. The order fixes what the kernels may do: a row sum
+//! may not use 16 or 32 lanes where AVX-512 has room for them, and a reduction whose reduced
+//! dims run against the memory order (`x.t()?.sum_all()`) reads its innermost loop strided.
+//!
+//! The same contract holds for matrix products (`crate::matmul`: one chain of fused
+//! multiply-adds over `k` per element), softmax and variance (their modules say how), and
+//! whole-tensor reductions of broadcast views (`Tensor::sum_all` folds every logical float
+//! element). Integer sums and products wrap, and max, min and the arg-reductions pick the
+//! same element in any order (NaN first, then the smallest position), so for them the order
+//! is moot.
+//!
+//! # Kernel shapes
+//!
+//! Two, chosen by which loop the plan puts innermost ([`ReduceKind`]):
 //!
 //! - **Inner** (e.g. `sum` over dim 1 of a row-major matrix): each output element reduces its
-//!   own set of input elements, read as runs along the innermost loop. A run is folded into
-//!   [`LANES`] independent accumulators (lane `i % LANES` takes element `i`), which the
-//!   compiler keeps in vector registers; leaves of at most [`LEAF`] elements are then combined
-//!   pairwise along a binary tree over the element range. [`GROUP`] output elements are
-//!   reduced side by side, so their inputs stream in concurrently.
-//! - **Outer** (e.g. `sum` over dim 0 of a row-major matrix): the innermost loop is kept, so a
-//!   whole input row is added into a row of accumulators, one per output element, vectorised
-//!   along the row (never a strided walk down a column), four rows per pass. Leaves of at most
-//!   [`LEAF_ROWS`] rows are combined pairwise along a binary tree over the rows.
+//!   own set of input elements, read as runs along the innermost loop and folded into its
+//!   [`LANES`] accumulators, which the compiler keeps in vector registers. [`GROUP`] output
+//!   elements are reduced side by side, so their inputs stream in concurrently.
+//! - **Outer** (e.g. `sum` over dim 0 of a row-major matrix): the innermost loop is kept, so
+//!   whole input rows are added into rows of accumulators, one per output element and lane,
+//!   vectorised along the row (never a strided walk down a column), four rows per pass.
 //!
-//! Either way a float sum of `n` elements carries an error bound of roughly
-//! `(LEAF / LANES + log2(n)) * eps` (pairwise summation), not the `n * eps` of a running sum.
+//! # Determinism across threads
 //!
-//! # Determinism
-//!
-//! The tree depends only on the plan (the input's shape and strides), never on the thread
-//! count: threads either take whole output elements (or whole output columns) or evaluate
-//! both halves of a tree node in parallel with `rayon::join`, which combines them in the same
-//! order as the sequential code. Results are therefore bit-identical for every thread count.
+//! Threads either take whole output elements (or whole output columns) or evaluate both
+//! halves of a tree node in parallel with `rayon::join`, which combines them in the same
+//! order as the sequential code.
 
 use crate::element::Element;
 use crate::error::Result;

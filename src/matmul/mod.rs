@@ -35,6 +35,22 @@
 //! 2-dim) and the batch dims of `a` and of the result are evenly spaced rows, the batch is
 //! folded into the rows of one large product, so `b` is packed once.
 //!
+//! # Note [canonical order]
+//!
+//! Element `(i, j)` of a product is one chain of fused multiply-adds over `p = 0..k` in
+//! order, `acc = fma(a[i, p], b[p, j], acc)`, started at C's old value when accumulating
+//! ([`matmul_into`](crate::Tensor::matmul_into) with `accumulate`) and at `+0.0` otherwise,
+//! in the accumulator type (`f32` for `f16` and `bf16`, rounded once at the end). Every path
+//! computes exactly that: the small direct tiles, the packed kernels (which continue the
+//! chain across `k` blocks by loading C into their accumulators, never by adding a block's
+//! sum to C), the vector product (`m = 1` or `n = 1`), batches folded into rows, the
+//! portable, AVX2 and AVX-512 kernels (the portable one calls `mul_add`: a library call
+//! where the CPU has no FMA, slower, the same bits), and any thread count (threads split
+//! rows and columns of C, never `k`). So a row of a product does not depend on how many
+//! rows are computed with it (batch-invariant inference), nor a column on the columns
+//! beside it, nor either on the operands' strides. The same contract for reductions is the
+//! Note [canonical order] of the reduction kernels (`kernels/reduce.rs`).
+//!
 //! # Note on the GEMM core
 //!
 //! Three candidates were measured on the same operands, in one run, round-robin (best of 25

@@ -18,7 +18,7 @@
 use std::sync::Arc;
 
 use super::Tensor;
-use crate::element::Element;
+use crate::element::{DType, Element};
 use crate::error::{Error, Result};
 use crate::iter::{ReducePlan, element_count};
 use crate::kernels::reduce::reduce;
@@ -65,6 +65,22 @@ impl<T: Element> Tensor<T> {
     pub(super) fn stored_elements(&self) -> Option<(Tensor<T>, usize)> {
         let (layout, repeats) = self.layout.without_repeats()?;
         Some((Tensor::view_of(self.storage.clone(), layout), repeats))
+    }
+
+    /// [`Tensor::stored_elements`] for a whole-tensor sum, product or mean, where folding
+    /// the stored elements and repeating the result is exact only for integers (wrapping
+    /// arithmetic is associative). A float result must be the canonical order's over every
+    /// logical element (Note [canonical order] in `kernels/reduce.rs`), the bits a dense copy
+    /// of the same values gives; so floats fold every element, except past
+    /// [`MATERIALIZABLE`] elements, a count no dense tensor reaches, where only the shortcut
+    /// finishes at all.
+    pub(super) fn stored_elements_for_sum(&self) -> Option<(Tensor<T>, usize)> {
+        let exact = !matches!(T::DTYPE, DType::F16 | DType::BF16 | DType::F32 | DType::F64);
+        if exact || self.numel() > MATERIALIZABLE {
+            self.stored_elements()
+        } else {
+            None
+        }
     }
 
     fn reduce_all<R: Reducer<T>>(&self, op: &'static str, r: &R, needs: bool) -> Result<R::Out> {
@@ -122,10 +138,13 @@ impl<T: Numeric> Tensor<T> {
 
     /// Sum of every element (0 for an empty tensor).
     ///
-    /// Over broadcast (stride-0) dims the stored elements are summed once and the sum is
-    /// repeated by doubling and adding (exact for integers, which wrap as a plain sum would;
-    /// for floats at most one rounding per bit of the count), so a huge expanded view costs
-    /// what its stored elements cost.
+    /// Floats are summed pairwise in the crate's one canonical order, so the result has the
+    /// same bits for every layout of the same values (`x.t()?.contiguous().t()?.sum_all()`
+    /// is `x.sum_all()`, bit for bit). Over broadcast (stride-0) dims of an integer tensor
+    /// the stored elements are summed once and the sum is repeated by doubling and adding
+    /// (exact: integers wrap as a plain sum would), so a huge expanded view costs what its
+    /// stored elements cost; a float view does that only past 2^40 elements, a count no
+    /// dense tensor reaches (at most one rounding per bit of the count).
     ///
     /// # Panics
     /// Only if the one-element result cannot be allocated.
@@ -137,7 +156,7 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     #[must_use]
     pub fn sum_all(&self) -> T {
-        if let Some((stored, n)) = self.stored_elements() {
+        if let Some((stored, n)) = self.stored_elements_for_sum() {
             return repeated(stored.sum_all(), n, T::zero(), T::elem_add);
         }
         self.reduce_all("sum", &Sum, false)
@@ -188,7 +207,7 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     #[must_use]
     pub fn prod_all(&self) -> T {
-        if let Some((stored, n)) = self.stored_elements() {
+        if let Some((stored, n)) = self.stored_elements_for_sum() {
             return repeated(stored.prod_all(), n, T::one(), T::elem_mul);
         }
         self.reduce_all("prod", &Prod, false)
@@ -451,7 +470,7 @@ impl<T: ToFloat> Tensor<T> {
     /// ```
     #[must_use]
     pub fn mean_all(&self) -> T::Float {
-        if let Some((stored, _)) = self.stored_elements() {
+        if let Some((stored, _)) = self.stored_elements_for_sum() {
             // Every stored element repeats equally often (and only these are converted).
             return stored.mean_all();
         }
@@ -460,6 +479,11 @@ impl<T: ToFloat> Tensor<T> {
             .unwrap_or_else(|e| panic!("mean_all: {e}"))
     }
 }
+
+/// Element counts above which a whole-tensor float sum, product or mean of a broadcast view
+/// folds its stored elements once and repeats the result (2^40: 4 TiB of `f32`, 2 TiB of
+/// `f16`, so no dense tensor with the same values exists to differ from).
+const MATERIALIZABLE: usize = 1 << 40;
 
 /// `x` combined with itself `n` times by `op` (whose identity is `id`): `n * x` for addition,
 /// `x^n` for multiplication, by doubling (squaring) in `O(log n)` steps.

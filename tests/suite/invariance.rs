@@ -88,11 +88,7 @@ fn layouts<T: FloatElement>(x: &Tensor<T>) -> Vec<(String, Tensor<T>)> {
         out.push(("stepped".into(), stepped));
     }
     for (name, t) in &out {
-        assert_eq!(
-            t.to_vec(),
-            x.to_vec(),
-            "{name}: not the same logical values"
-        );
+        assert!(bits(t) == bits(x), "{name}: not the same logical values");
     }
     out
 }
@@ -508,4 +504,85 @@ fn matmul_simd_levels_and_threads() {
             .unwrap();
         assert!(pool.install(run) == want, "{threads} threads");
     }
+}
+
+/// A broadcast view reduces to the bits of its dense copy (whole-tensor float sums fold every
+/// logical element; the stored-elements shortcut is for integers and astronomical counts).
+#[test]
+fn broadcast_views_reduce_as_their_dense_copies() {
+    let row = tensor::<f32>(&[1, 700], 71);
+    let e = row.expand(&[300, 700]).unwrap();
+    let d = e.contiguous();
+    assert!(!e.shares_storage(&d));
+    assert_eq!(e.sum_all().to_bits(), d.sum_all().to_bits());
+    assert_eq!(e.mean_all().to_bits(), d.mean_all().to_bits());
+    assert_eq!(e.prod_all().to_bits(), d.prod_all().to_bits());
+    for op in ops::<f32>() {
+        assert!((op.1)(&e) == (op.1)(&d), "{}", op.0);
+    }
+    let col = tensor::<f64>(&[513, 1], 72);
+    let e = col.expand(&[513, 40]).unwrap();
+    let d = e.contiguous();
+    assert_eq!(e.sum_all().to_bits(), d.sum_all().to_bits());
+    for op in ops::<f64>() {
+        assert!((op.1)(&e) == (op.1)(&d), "{}", op.0);
+    }
+    // Integers keep the shortcut: exact either way.
+    let i = Tensor::from_vec(vec![3i64, -5], &[2]).unwrap();
+    let e = i.expand(&[1000, 2]).unwrap();
+    assert_eq!(e.sum_all(), e.contiguous().sum_all());
+}
+
+/// Max and min propagate NaN and the arg-reductions pick the first NaN, else the first
+/// extreme: the same answer for every layout (ties and NaNs placed on purpose).
+#[test]
+fn extremes_with_ties_and_nans_do_not_depend_on_the_layout() {
+    let mut v: Vec<f32> = (0..6 * 40).map(|i| ((i * 37) % 11) as f32).collect();
+    v[7] = f32::NAN;
+    v[100] = f32::NAN;
+    v[101] = -f32::NAN;
+    v[150] = 10.0; // ties with the 10s already there
+    let x = Tensor::from_vec(v, &[6, 40]).unwrap();
+    let all = layouts(&x);
+    let arg = |t: &Tensor<f32>, d: usize, max: bool| -> Vec<i64> {
+        if max {
+            t.argmax_dim(d, false).unwrap().to_vec()
+        } else {
+            t.argmin_dim(d, false).unwrap().to_vec()
+        }
+    };
+    for (name, t) in &all {
+        for d in 0..2 {
+            for max in [true, false] {
+                assert_eq!(arg(t, d, max), arg(&x, d, max), "{name} dim {d} max {max}");
+            }
+            let m = t.max_dim(d, false).unwrap().to_vec();
+            let want = x.max_dim(d, false).unwrap().to_vec();
+            assert_eq!(
+                m.iter().map(|v| v.is_nan()).collect::<Vec<_>>(),
+                want.iter().map(|v| v.is_nan()).collect::<Vec<_>>(),
+                "{name}"
+            );
+            for (a, b) in m.iter().zip(&want).filter(|(a, _)| !a.is_nan()) {
+                assert_eq!(a.to_bits(), b.to_bits(), "{name}");
+            }
+        }
+        assert_eq!(t.argmax_all().unwrap(), x.argmax_all().unwrap(), "{name}");
+        assert_eq!(t.argmin_all().unwrap(), x.argmin_all().unwrap(), "{name}");
+    }
+}
+
+/// Integer sums wrap, so their order never mattered; checked all the same.
+#[test]
+fn integer_reductions_do_not_depend_on_the_layout() {
+    let x = Tensor::from_fn(&[9, 70], |i| {
+        (i[0] as i32 * 1_000_003) ^ (i[1] as i32 * 7919)
+    })
+    .unwrap();
+    let c = x.t().unwrap().contiguous().t().unwrap();
+    for d in 0..2 {
+        assert_eq!(x.sum_dim(d, false).unwrap(), c.sum_dim(d, false).unwrap());
+        assert_eq!(x.prod_dim(d, false).unwrap(), c.prod_dim(d, false).unwrap());
+    }
+    assert_eq!(x.sum_all(), c.sum_all());
 }
