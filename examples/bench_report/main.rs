@@ -11,6 +11,7 @@ mod ops_index;
 mod ops_reduce;
 mod outside;
 mod small;
+mod sums;
 mod writes;
 
 fn main() {
@@ -88,6 +89,18 @@ fn main() {
             );
             println!("{}", h.table("ndarray"));
         }
+    }
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("pool");
+    let sums = one.install(|| sums::table(reps));
+    if !sums.is_empty() {
+        println!(
+            "## 1 thread: sums in the canonical order against plain loops (Note [canonical \
+             order])\n"
+        );
+        println!("{sums}");
     }
     if let Some(t) = outside::table() {
         println!(

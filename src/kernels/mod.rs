@@ -24,7 +24,10 @@ pub(crate) mod inplace;
 pub(crate) mod moments;
 pub(crate) mod parallel;
 pub(crate) mod reduce;
+mod reduce_order;
+mod reduce_outer;
 pub(crate) mod reduce_small;
+mod reduce_staged;
 pub(crate) mod reducers;
 #[cfg(target_arch = "x86_64")]
 mod row_sums_avx2;

@@ -15,7 +15,9 @@ use crate::error::Result;
 use crate::layout::Layout;
 use crate::storage::Storage;
 
-use super::reduce::{GROUP, ROW_LEAF, Reduced, RowScratch, Rows, reduce_rows, row_tree, tree};
+use super::parallel::PAR_MIN_ELEMS;
+use super::reduce::{GROUP, ROW_LEAF, Reduced, reduce_rows, tree};
+use super::reduce_outer::{RowScratch, Rows, row_tree};
 use super::reducers::Reducer;
 
 /// Largest input, in elements, the direct path takes: far below the size at which the planned
@@ -45,11 +47,15 @@ pub(crate) fn reduce_dim_small<T: Element, R: Reducer<T>>(
 ) -> Option<Result<(Storage<R::Out>, Layout)>> {
     let shape = layout.shape();
     let numel = layout.numel();
+    // Rows of at most one leaf, reduced along the last dim, go through the row sums at any
+    // size below the threads' threshold: the planned path would fold them one leaf each too,
+    // with more set-up per group.
+    let short_rows = dim + 1 == shape.len() && shape[dim] <= ROW_LEAF && numel < PAR_MIN_ELEMS;
     let applies = shape.len() <= 4
         && dim < shape.len()
         && shape[dim] >= 2
         && numel > 0
-        && numel <= SMALL_REDUCE
+        && (numel <= SMALL_REDUCE || short_rows)
         && layout.is_contiguous();
     if !applies {
         return None;

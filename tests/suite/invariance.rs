@@ -171,6 +171,10 @@ const SHAPES: &[&[usize]] = &[
     &[2, 3, 4, 5],
     &[2, 8, 5, 6],
     &[1, 3, 1, 4],
+    // Reduced dims against the memory order: several staged windows, leaves straddling
+    // them, and rows longer than a window.
+    &[100, 700],
+    &[3, 20000],
 ];
 
 #[test]
