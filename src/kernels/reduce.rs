@@ -69,7 +69,7 @@ use crate::storage::Storage;
 
 use super::dispatch::with_avx2;
 use super::parallel::{PAR_MIN_ELEMS, SharedPtr, for_each_chunk, threads_for};
-use super::reduce_order::{LANES, LEAF, combine_lanes, fold_runs, split_point};
+use super::reduce_order::{LANES, LEAF, Reduced, combine_lanes, fold_runs, split_point};
 use super::reduce_outer::outer;
 use super::reduce_staged;
 use super::reducers::Reducer;
@@ -123,18 +123,6 @@ pub(crate) fn reduce<T: Element, R: Reducer<T>>(
     // SAFETY: Storage invariant 3 holds: every output element was written, by the fill loop
     // or once per kept index by the kernels (a dense layout's indices cover its storage).
     Ok(unsafe { fresh.assume_init() })
-}
-
-/// The reduced loops of a plan in the inner kernel: outer reduced dims plus the run dim.
-pub(super) struct Reduced {
-    /// Sizes of the reduced loops except the innermost.
-    pub(super) shape: Vec<usize>,
-    /// Their `[input, index]` strides.
-    pub(super) strides: Vec<[isize; 2]>,
-    /// Length, input stride and index stride of the innermost (run) loop.
-    pub(super) run: (usize, isize, isize),
-    /// Number of reduced elements per output element.
-    pub(super) len: usize,
 }
 
 /// Output elements the inner kernel reduces side by side (their inputs are read as that many

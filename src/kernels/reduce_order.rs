@@ -12,6 +12,18 @@ pub(super) const LANES: usize = 8;
 /// Positions per leaf of the pairwise tree.
 pub(super) const LEAF: usize = 512;
 
+/// The reduced loops of a plan in the inner kernel: outer reduced dims plus the run dim.
+pub(super) struct Reduced {
+    /// Sizes of the reduced loops except the innermost.
+    pub(super) shape: Vec<usize>,
+    /// Their `[input, index]` strides.
+    pub(super) strides: Vec<[isize; 2]>,
+    /// Length, input stride and index stride of the innermost (run) loop.
+    pub(super) run: (usize, isize, isize),
+    /// Number of reduced elements per output element.
+    pub(super) len: usize,
+}
+
 /// Where the tree splits `lo..hi` (longer than a leaf): half way, rounded up to a leaf
 /// boundary, so every node but the last of a level covers whole leaves.
 #[inline(always)]

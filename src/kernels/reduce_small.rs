@@ -16,7 +16,8 @@ use crate::layout::Layout;
 use crate::storage::Storage;
 
 use super::parallel::PAR_MIN_ELEMS;
-use super::reduce::{GROUP, ROW_LEAF, Reduced, reduce_rows, tree};
+use super::reduce::{GROUP, ROW_LEAF, reduce_rows, tree};
+use super::reduce_order::Reduced;
 use super::reduce_outer::{RowScratch, Rows, row_tree};
 use super::reducers::Reducer;
 

@@ -17,8 +17,7 @@ use crate::layout::Layout;
 
 use super::copy::copy_strided;
 use super::dispatch::with_avx2;
-use super::reduce::Reduced;
-use super::reduce_order::{LANES, LEAF, combine_lanes, fold_runs, split_point};
+use super::reduce_order::{LANES, LEAF, Reduced, combine_lanes, fold_runs, split_point};
 use super::reducers::Reducer;
 
 /// Elements staged per window (whole logical rows, at least a cache line's worth of them).
