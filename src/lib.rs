@@ -222,6 +222,8 @@
 
 #[macro_use]
 mod view_api;
+#[macro_use]
+mod view_api_vocab;
 pub mod audit;
 mod copy_reason;
 pub mod element;
@@ -253,12 +255,14 @@ pub use half;
 pub use layout::{
     Dim, IndexArg, Layout, MemoryFormat, NewAxis, ShapeArg, SliceItem, SliceRange, broadcast_shapes,
 };
+pub use layout::{Ellipsis, ExpandShape, broadcast_shapes_all};
 pub use operators::compare::CmpRhs;
 pub use operators::promote::Promote;
 pub use scalar::Numeric;
 pub use scalar::{FloatElement, IntElement, ToFloat};
 pub use storage::Storage;
 pub use tensor::{AsTensor, Iter, Norm, NormOrder, Tensor, TensorResult};
+pub use tensor::{CopyPolicy, MaybeCopied};
 pub use tensor_mut::TensorMut;
 pub use tensor_view::TensorView;
 
