@@ -276,13 +276,14 @@ macro_rules! view_ops {
             start: impl $crate::layout::Dim,
             len: usize,
         ) -> $crate::error::Result<$Out> {
-            let dim = dim.index("narrow", $s.layout.ndim())?;
-            // A negative start counts back from the dim's size.
-            $s.layout.check_dim("narrow", dim)?;
-            let size = $s.layout.shape()[dim];
+            let n = $s.layout.ndim();
+            let dim = dim.index("narrow", n)?;
+            // A negative start counts back from the dim's size; a non-negative one never reads
+            // it, so the common path costs nothing more (`narrow_in_place` checks the dim).
+            let size = $s.layout.shape().get(dim).copied().unwrap_or(0);
             let start = start
                 .index("narrow", size)
-                .map_err(|e| $crate::layout::narrow_start_error(e, dim))?;
+                .map_err(|e| $crate::layout::narrow_start_error(e, dim, n))?;
             $s.view_edit(|l| l.narrow_in_place(dim, start, len))
         }
 

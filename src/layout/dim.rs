@@ -121,10 +121,18 @@ fn given<D: Dim>(d: D, dim: usize, ndim: usize) -> i64 {
 }
 
 /// `narrow`'s error for a negative `start` that [`Dim::index`] could not resolve against the
-/// size of `dim`: an index, not a dim, counted back too far.
+/// size of `dim` (of a layout of `ndim` dims): the dim itself when it is out of range, else an
+/// index, not a dim, counted back too far.
 #[cold]
 #[inline(never)]
-pub(crate) fn narrow_start_error(e: Error, dim: usize) -> Error {
+pub(crate) fn narrow_start_error(e: Error, dim: usize, ndim: usize) -> Error {
+    if dim >= ndim {
+        return Error::DimOutOfRange {
+            op: "narrow",
+            dim,
+            ndim,
+        };
+    }
     match e {
         Error::NegativeDimOutOfRange {
             op,
