@@ -28,7 +28,10 @@
 //! tensor invariant); `TensorMut` gets only the ops that also keep distinct indices on distinct
 //! elements (`view_ops!`), the others get `shared_view_ops!` too. Each op has one doc
 //! example, run against the type it documents (`$make` turns the tensor `a` into that type, and
-//! `$mut` is `"mut "` where that needs a mutable `a`).
+//! `$mut` is `"mut "` where that needs a mutable `a`). The rest of the vocabulary (`movedim`,
+//! `rot90`, `unflatten`, `sliding_window_view`, ...) comes from the macros of
+//! [`view_api_vocab`](crate::view_api_vocab), invoked at the end of these two with the same
+//! arguments.
 
 /// The accessors of a strided type: `shape`, `strides`, `offset`, `ndim`, `numel`, `layout`,
 /// `is_contiguous`, `explain`. The type has a `layout: Layout` field and a private

@@ -1,4 +1,4 @@
-//! Reshapes and contiguous copies that say whether they copied: a [`CopyPolicy`] (NumPy 2's
+//! Reshapes and contiguous copies (row-major or in a memory format) that say whether they copied: a [`CopyPolicy`] (NumPy 2's
 //! `reshape(copy=...)`: never, if needed, always) and a result that carries `copied`, so a
 //! caller learns it without an audit scope. Also the reshapes that may copy under other
 //! names: `ravel` (always contiguous), `reshape_f` (column-major order), `flatten_from`.
@@ -7,7 +7,7 @@ use super::Tensor;
 use crate::audit::CopyReason;
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::layout::{Dim, Layout, ShapeArg};
+use crate::layout::{Dim, Layout, MemoryFormat, ShapeArg};
 
 /// When a reshape or `contiguous_with` may copy (NumPy 2's `copy=` argument).
 ///
@@ -138,6 +138,55 @@ impl<T: Element> Tensor<T> {
                 op: "contiguous_with",
                 message: format!(
                     "shape {:?} with strides {:?} is not row-major contiguous and \
+                     CopyPolicy::Never forbids the copy; pass CopyPolicy::IfNeeded to copy",
+                    self.shape(),
+                    self.strides()
+                ),
+            }),
+        }
+    }
+
+    /// [`Tensor::contiguous_in`] with a [`CopyPolicy`], saying whether it copied: `Never` is
+    /// this tensor when it is dense in `format` and an `Err` otherwise, `IfNeeded` is
+    /// `contiguous_in(format)`, `Always` copies into `format` even a tensor already dense in it
+    /// (an explicit `to_owned` copy to the audit).
+    ///
+    /// # Errors
+    /// [`Error::FormatRank`] for the wrong number of dims; [`Error::InvalidArgument`] naming
+    /// `contiguous_in_with` for `Never` on a tensor not dense in `format`; [`Error::Alloc`].
+    ///
+    /// ```
+    /// use stridex::{CopyPolicy, MemoryFormat::ChannelsLast, Tensor};
+    /// let x = Tensor::<f32>::zeros(&[1, 2, 3, 4])?;
+    /// let y = x.contiguous_in_with(ChannelsLast, CopyPolicy::IfNeeded)?;
+    /// assert!(y.copied && y.tensor.is_contiguous_in(ChannelsLast));
+    /// assert!(!y.tensor.contiguous_in_with(ChannelsLast, CopyPolicy::Never)?.copied);
+    /// assert!(x.contiguous_in_with(ChannelsLast, CopyPolicy::Never).is_err());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[track_caller]
+    pub fn contiguous_in_with(
+        &self,
+        format: MemoryFormat,
+        policy: CopyPolicy,
+    ) -> Result<MaybeCopied<T>> {
+        const OP: &str = "contiguous_in_with";
+        format.check_ndim(OP, self.ndim())?;
+        let copied = |t: Tensor<T>| MaybeCopied {
+            tensor: t,
+            copied: true,
+        };
+        match (policy, self.is_contiguous_in(format)) {
+            (CopyPolicy::Always, _) => {
+                let dst = Layout::contiguous_in(self.shape(), format)?;
+                Ok(copied(self.copy_to_fresh(dst, CopyReason::ToOwned)?))
+            }
+            (_, true) => Ok(self.not_copied(self.layout.clone())),
+            (CopyPolicy::IfNeeded, false) => Ok(copied(self.contiguous_in(format)?)),
+            (CopyPolicy::Never, false) => Err(Error::InvalidArgument {
+                op: OP,
+                message: format!(
+                    "shape {:?} with strides {:?} is not dense in {format:?} and \
                      CopyPolicy::Never forbids the copy; pass CopyPolicy::IfNeeded to copy",
                     self.shape(),
                     self.strides()

@@ -9,6 +9,7 @@
 //! calls). Every view op is checked to share the storage and to record no copy in the audit;
 //! every op's errors are checked by variant.
 
+use stridex::MemoryFormat::ChannelsLast;
 use stridex::audit::{self, CopyReason};
 use stridex::{CopyPolicy, Ellipsis, Error, NewAxis, Tensor, broadcast_shapes_all, s};
 
@@ -478,6 +479,34 @@ fn reshape_with_a_copy_policy() {
     assert!(c.copied && c.tensor.is_contiguous());
     let c = a.contiguous_with(CopyPolicy::Always).unwrap();
     assert!(c.copied && !c.tensor.shares_storage(&a));
+
+    // The same answers in a memory format.
+    let x = arange(&[2, 3, 2, 2]);
+    let (y, report) = audit::record(|| x.contiguous_in_with(ChannelsLast, CopyPolicy::IfNeeded));
+    let y = y.unwrap();
+    assert!(y.copied && y.tensor.strides() == [12, 1, 6, 3]);
+    assert_eq!(report.events()[0].reason, CopyReason::ContiguousIn);
+    let z = y
+        .tensor
+        .contiguous_in_with(ChannelsLast, CopyPolicy::Never)
+        .unwrap();
+    assert!(!z.copied && z.tensor.shares_storage(&y.tensor));
+    let w = y
+        .tensor
+        .contiguous_in_with(ChannelsLast, CopyPolicy::Always)
+        .unwrap();
+    assert!(w.copied && !w.tensor.shares_storage(&y.tensor) && w.tensor.strides() == [12, 1, 6, 3]);
+    assert!(matches!(
+        x.contiguous_in_with(ChannelsLast, CopyPolicy::Never),
+        Err(Error::InvalidArgument {
+            op: "contiguous_in_with",
+            ..
+        })
+    ));
+    assert!(matches!(
+        a.contiguous_in_with(ChannelsLast, CopyPolicy::IfNeeded),
+        Err(Error::FormatRank { .. })
+    ));
 }
 
 #[test]
