@@ -4,13 +4,15 @@
 //! index of the result to one index of the input, and the element there must be the same
 //! (both read with `get`). `reshape_with` is checked against `view`: `Never` fails exactly
 //! when `view` fails, `IfNeeded` copies exactly then, `Always` always, and the audit agrees.
+//! An index with an `Ellipsis` is checked against the same index with the ellipsis written
+//! out as whole-dim ranges.
 //!
 //! Case counts default to small numbers; set `PROPTEST_CASES` to run more.
 
 use crate::common::{Bytes, all_indices, arb_start_mixed, config, kind, seed, shape_from_seed};
 use proptest::prelude::*;
 use stridex::audit;
-use stridex::{CopyPolicy, Layout, Tensor};
+use stridex::{CopyPolicy, Layout, SliceItem, Tensor};
 
 /// A tensor over `0..len` under the layout `(shape, strides, offset)`, each element its
 /// storage offset.
@@ -229,6 +231,50 @@ proptest! {
                 i
             })?;
         }
+    }
+
+    #[test]
+    fn ellipsis_is_the_dims_the_other_items_leave(
+        (shape, strides, offset) in arb_start_mixed(),
+        s in seed(),
+    ) {
+        let x = strided(&shape, &strides, offset);
+        let n = shape.len();
+        let mut b = Bytes::new(&s);
+        // Up to four items (indices, ranges, new axes), sometimes more than the dims take.
+        let mut items: Vec<SliceItem> = (0..b.below(5))
+            .map(|_| match b.below(4) {
+                0 => SliceItem::NewAxis,
+                1 => SliceItem::Index(b.below(3) as isize - 1),
+                2 => SliceItem::range_step(.., if b.below(2) == 0 { 1 } else { -2 }),
+                _ => SliceItem::from(1..),
+            })
+            .collect();
+        let at = b.below(items.len() + 1);
+        items.insert(at, SliceItem::Ellipsis);
+        let taken = items
+            .iter()
+            .filter(|it| matches!(it, SliceItem::Index(_) | SliceItem::Range { .. }))
+            .count();
+        let got = x.i(&items[..]);
+        if taken > n {
+            prop_assert!(got.is_err());
+        } else {
+            let mut written: Vec<SliceItem> = items[..at].to_vec();
+            written.extend(std::iter::repeat_n(SliceItem::from(..), n - taken));
+            written.extend_from_slice(&items[at + 1..]);
+            match (got, x.i(&written[..])) {
+                (Ok(g), Ok(w)) => {
+                    prop_assert_eq!(g.layout(), w.layout());
+                    prop_assert!(g.shares_storage(&x));
+                }
+                (Err(_), Err(_)) => {}
+                (g, w) => prop_assert!(false, "{:?} vs {:?}", g, w),
+            }
+        }
+        // A second ellipsis is refused.
+        items.push(SliceItem::Ellipsis);
+        prop_assert!(x.i(&items[..]).is_err());
     }
 
     #[test]
