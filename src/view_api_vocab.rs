@@ -329,7 +329,7 @@ macro_rules! vocab_view_ops {
         /// [`Layout::view_f`](crate::Layout::view_f)); one length may be `-1`.
         ///
         /// # Errors
-        /// As [`view`](Self::view), naming `view_f`.
+        /// As [`Layout::view_f`](crate::Layout::view_f).
         ///
         /// ```
         #[doc = concat!("let ", $mut, "a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[6])?;")]

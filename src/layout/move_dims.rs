@@ -12,8 +12,9 @@ impl Layout {
     /// the remaining positions (PyTorch's `movedim`, NumPy's `moveaxis`).
     ///
     /// # Errors
-    /// [`Error::RankMismatch`] if `src` and `dst` differ in length, [`Error::DimOutOfRange`]
-    /// for a dim `>= ndim` in either, [`Error::DuplicateDim`] for a dim named twice in either.
+    /// [`Error::InvalidArgument`] if `src` and `dst` differ in length,
+    /// [`Error::DimOutOfRange`] for a dim `>= ndim` in either, [`Error::DuplicateDim`] for a
+    /// dim named twice in either.
     ///
     /// ```
     /// use stridex::Layout;
@@ -28,11 +29,14 @@ impl Layout {
         const OP: &str = "movedim";
         let n = self.ndim();
         if src.len() != dst.len() {
-            return Err(Error::RankMismatch {
+            return Err(Error::InvalidArgument {
                 op: OP,
-                what: "destination dims (one per source dim)",
-                expected: src.len(),
-                got: dst.len(),
+                message: format!(
+                    "{} source dims {src:?} but {} destinations {dst:?}; give one destination \
+                     per source dim",
+                    src.len(),
+                    dst.len()
+                ),
             });
         }
         // `perm[d]` is the input dim placed at result dim `d` (`usize::MAX`: not yet placed).
@@ -141,7 +145,7 @@ mod tests {
         ));
         assert!(matches!(
             l.movedim(&[0], &[1, 2]),
-            Err(Error::RankMismatch { .. })
+            Err(Error::InvalidArgument { op: "movedim", .. })
         ));
     }
 

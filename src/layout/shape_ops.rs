@@ -175,7 +175,9 @@ impl Layout {
     /// input as in the result. It is [`Layout::view`] with every dim reversed on both sides.
     ///
     /// # Errors
-    /// As [`Layout::view`], naming `view_f` and this layout's own dims.
+    /// [`Error::NumelMismatch`] naming `view_f`; [`Error::InvalidArgument`] naming `view_f`
+    /// and the dims that would have to be merged when no strides express the shape (then
+    /// `Tensor::reshape_f` copies).
     ///
     /// ```
     /// use stridex::Layout;
@@ -194,11 +196,18 @@ impl Layout {
             Err(Error::ViewNotPossible { dims: (a, b), .. }) => {
                 // The reversed layout's dims `a..=b` are this layout's `n-1-b ..= n-1-a`.
                 let n = self.ndim();
-                Err(Error::ViewNotPossible {
-                    shape: self.shape().to_vec(),
-                    strides: self.strides().to_vec(),
-                    requested: shape.to_vec(),
-                    dims: (n - 1 - b, n - 1 - a),
+                Err(Error::InvalidArgument {
+                    op: "view_f",
+                    message: format!(
+                        "shape {:?} with strides {:?} cannot be viewed as {shape:?} in \
+                         column-major order: dims {}..={} would have to be merged, which needs \
+                         each dim's stride to be the previous dim's stride times its size; \
+                         call reshape_f() to copy",
+                        self.shape(),
+                        self.strides(),
+                        n - 1 - b,
+                        n - 1 - a
+                    ),
                 })
             }
             Err(e) => Err(e.named("view_f")),
@@ -277,7 +286,8 @@ mod tests {
     fn column_major_views() {
         // A row-major 2 x 3 read in column-major order is 0, 3, 1, 4, 2, 5: not one stride.
         let err = c(&[2, 3]).view_f(&[6]).unwrap_err();
-        assert!(matches!(err, Error::ViewNotPossible { dims: (0, 1), .. }));
+        assert!(matches!(err, Error::InvalidArgument { op: "view_f", .. }));
+        assert!(err.to_string().contains("dims 0..=1"), "{err}");
         // Splitting the first dim of a row-major layout in column-major order is a view.
         let l = c(&[6, 2]).view_f(&[2, 3, 2]).unwrap();
         assert_eq!(l.strides(), &[2, 4, 1]);

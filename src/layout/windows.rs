@@ -16,7 +16,7 @@ impl Layout {
     /// empty windows).
     ///
     /// # Errors
-    /// [`Error::RankMismatch`] if `window` and `axes` differ in length,
+    /// [`Error::InvalidArgument`] if `window` and `axes` differ in length,
     /// [`Error::DimOutOfRange`], [`Error::WindowTooLarge`] if a window is longer than what is
     /// left of its dim.
     ///
@@ -32,11 +32,14 @@ impl Layout {
     pub fn sliding_window_view(&self, window: &[usize], axes: &[usize]) -> Result<Layout> {
         const OP: &str = "sliding_window_view";
         if window.len() != axes.len() {
-            return Err(Error::RankMismatch {
+            return Err(Error::InvalidArgument {
                 op: OP,
-                what: "window lengths (one per axis)",
-                expected: axes.len(),
-                got: window.len(),
+                message: format!(
+                    "{} window lengths {window:?} but {} axes {axes:?}; give one window length \
+                     per axis",
+                    window.len(),
+                    axes.len()
+                ),
             });
         }
         let (mut shape, mut strides) = (Dims::from(self.shape()), Dims::from(self.strides()));
@@ -90,7 +93,7 @@ mod tests {
         ));
         assert!(matches!(
             l.sliding_window_view(&[1, 1], &[0]),
-            Err(Error::RankMismatch { .. })
+            Err(Error::InvalidArgument { .. })
         ));
         // Flipped input: windows walk in the flipped direction.
         let f = l.flip(0).unwrap().sliding_window_view(&[2], &[0]).unwrap();

@@ -111,7 +111,7 @@ fn dim_moves() {
     ));
     assert!(matches!(
         a.movedims(&[0, 1], &[1]),
-        Err(Error::RankMismatch { op: "movedims", .. })
+        Err(Error::InvalidArgument { op: "movedims", .. })
     ));
     assert!(matches!(
         arange(&[4]).mt(),
@@ -246,7 +246,7 @@ fn windows_and_broadcasts() {
     ));
     assert!(matches!(
         a.sliding_window_view(&[2, 2], &[0]),
-        Err(Error::RankMismatch { .. })
+        Err(Error::InvalidArgument { .. })
     ));
     assert!(matches!(
         a.sliding_window_view(&[2], &[2]),
@@ -540,7 +540,10 @@ fn ravel_and_column_major_reshapes() {
     // A column-major tensor flattens in column-major order without a copy.
     let f = a.t().unwrap().contiguous().t().unwrap(); // 2 x 3, strides [1, 2]
     assert_eq!(viewed(&f, |t| t.view_f(&[6])).1, vec![0, 3, 1, 4, 2, 5]);
-    assert!(matches!(a.view_f(&[6]), Err(Error::ViewNotPossible { .. })));
+    assert!(matches!(
+        a.view_f(&[6]),
+        Err(Error::InvalidArgument { op: "view_f", .. })
+    ));
     assert!(matches!(
         a.reshape_f(&[4]),
         Err(Error::NumelMismatch {
