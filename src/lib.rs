@@ -166,6 +166,17 @@
 //! | `y[:, 0] += x`, `col.fill_(7)` on a view | `let mut c = y.view_mut()?.select(1, 0)?; c += &x;` (Rust's `+=` needs a place), `base.view_mut()?.narrow(1, 1, 1)?.fill(7)?` |
 //! | `x.clone()` (a copy) | `x.to_owned()` (`Clone` shares the storage, like a view) |
 //! | `x.contiguous()` | `x.contiguous()` (the same storage when already row-major) |
+//! | `x.movedim(0, -1)`, `np.moveaxis(x, [0, 1], [-1, -2])`, `x.swapaxes(0, 1)` | `x.movedim(0, -1)?`, `x.movedims(&[0, 1], &[-1, -2])?` (no overloading in Rust), `x.swapaxes(0, 1)?` / `x.swapdims(0, 1)?` |
+//! | `x.mT`, `x.T` | `x.mt()?`, `x.reversed_dims()` |
+//! | `x.flip((0, 1))`, `np.fliplr(x)`, `torch.rot90(x, 1, (0, 1))` | `x.flip_dims(&[0, 1])?`, `x.fliplr()?`, `x.rot90(1, [0, 1])?` (views) |
+//! | `x.unflatten(1, (3, -1))`, `x.squeeze()`, `np.squeeze(x, axis=(0, 2))`, `np.atleast_2d(x)` | `x.unflatten(1, &[3, -1])?`, `x.squeeze_all()`, `x.squeeze_dims(&[0, 2])?`, `x.atleast_2d()` |
+//! | `x.expand(4, -1)`, `np.broadcast_to(x, s)`, `x.expand_as(y)`, `torch.broadcast_tensors(a, b)` | `x.expand(&[4, -1])?`, `x.broadcast_to(&s)?`, `x.expand_as(&y)?`, `Tensor::broadcast_tensors([&a, &b])?` ([`broadcast_shapes_all`] for shapes) |
+//! | `x.narrow(1, -2, 2)`, `x[..., :2]`, `x.unfold(0, 2, 1)` on a scalar | `x.narrow(1, -2, 2)?`, `x.i(s![Ellipsis, ..2])?` ([`Ellipsis`]), the same (PyTorch's 0-dim rules) |
+//! | `sliding_window_view(x, (2, 2))` | `x.sliding_window_view(&[2, 2], &[0, 1])?` (windows as trailing dims) |
+//! | `x.split([1, 2], 0)`, `x.tensor_split(3)`, `np.array_split(x, [1, 4])` | `x.split_with_sizes(&[1, 2], 0)?`, `x.tensor_split(3, 0)?`, `x.tensor_split_indices(&[1, 4], 0)?` |
+//! | `x.ravel()`, `x.flatten(1)`, `x.reshape(s, order='F')` | `x.ravel()?` (stride 1, copies only if needed), `x.flatten_from(1)?`, `x.reshape_f(&s)?` (`x.view_f(&s)?` never copies) |
+//! | `x.reshape(s, copy=False)` (NumPy 2) | `x.reshape_with(&s, CopyPolicy::Never)?`; `.copied` says whether `IfNeeded` copied ([`CopyPolicy`], [`MaybeCopied`]) |
+//! | `x.clone(memory_format=torch.preserve_format)`, `torch.empty_like` strides | `x.contiguous_preserve()?`, `x.contiguous_in_order(&[0, 2, 3, 1])?`, `x.contiguous_like(&y)?` |
 //!
 //! Every op returns `Result` where its input can be wrong (a shape, a dim, an index), and that
 //! stays the default. For chains whose shapes are known, the shorthand is not a panicking twin
@@ -223,6 +234,8 @@
 
 #[macro_use]
 mod view_api;
+#[macro_use]
+mod view_api_vocab;
 pub mod audit;
 mod copy_reason;
 pub mod element;
@@ -255,12 +268,14 @@ pub use half;
 pub use layout::{
     Dim, IndexArg, Layout, MemoryFormat, NewAxis, ShapeArg, SliceItem, SliceRange, broadcast_shapes,
 };
+pub use layout::{Ellipsis, ExpandShape, broadcast_shapes_all};
 pub use operators::compare::CmpRhs;
 pub use operators::promote::Promote;
 pub use scalar::Numeric;
 pub use scalar::{FloatElement, IntElement, ToFloat};
 pub use storage::Storage;
 pub use tensor::{AsTensor, Iter, Norm, NormOrder, Tensor, TensorResult};
+pub use tensor::{CopyPolicy, MaybeCopied};
 pub use tensor_mut::TensorMut;
 pub use tensor_view::TensorView;
 

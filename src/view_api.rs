@@ -28,7 +28,10 @@
 //! tensor invariant); `TensorMut` gets only the ops that also keep distinct indices on distinct
 //! elements (`view_ops!`), the others get `shared_view_ops!` too. Each op has one doc
 //! example, run against the type it documents (`$make` turns the tensor `a` into that type, and
-//! `$mut` is `"mut "` where that needs a mutable `a`).
+//! `$mut` is `"mut "` where that needs a mutable `a`). The rest of the vocabulary (`movedim`,
+//! `rot90`, `unflatten`, `sliding_window_view`, ...) comes from the macros of
+//! [`view_api_vocab`](crate::view_api_vocab), invoked at the end of these two with the same
+//! arguments.
 
 /// The accessors of a strided type: `shape`, `strides`, `offset`, `ndim`, `numel`, `layout`,
 /// `is_contiguous`, `explain`. The type has a `layout: Layout` field and a private
@@ -252,26 +255,38 @@ macro_rules! view_ops {
         /// Keeps elements `start..start + len` of `dim`
         /// ([`Layout::narrow`](crate::Layout::narrow)).
         ///
-        /// Dims may count from the end (`-1` is the last; [`Dim`](crate::Dim)).
+        /// Dims may count from the end (`-1` is the last; [`Dim`](crate::Dim)), and so may
+        /// `start` (PyTorch's rule: `-1` is the last index of the dim, `-size` the first).
         ///
         /// # Errors
         /// [`Error::DimOutOfRange`](crate::Error::DimOutOfRange),
-        /// [`Error::RangeOutOfBounds`](crate::Error::RangeOutOfBounds).
+        /// [`Error::RangeOutOfBounds`](crate::Error::RangeOutOfBounds),
+        /// [`Error::InvalidArgument`](crate::Error::InvalidArgument) for a negative `start`
+        /// below `-size`.
         ///
         /// ```
         #[doc = concat!("let ", $mut, "a = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[2, 3])?;")]
         #[doc = concat!("assert_eq!(", $make, ".narrow(1, 1, 2)?.to_vec(), vec![1, 2, 4, 5]);")]
         #[doc = concat!("assert_eq!(", $make, ".narrow(-1, 1, 2)?.to_vec(), vec![1, 2, 4, 5]);")]
+        #[doc = concat!("assert_eq!(", $make, ".narrow(1, -2, 2)?.to_vec(), vec![1, 2, 4, 5]);")]
+        #[doc = concat!("assert!(", $make, ".narrow(1, -4, 1).is_err());")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
         #[inline(always)]
         pub fn narrow(
             $($recv)*,
             dim: impl $crate::layout::Dim,
-            start: usize,
+            start: impl $crate::layout::Dim,
             len: usize,
         ) -> $crate::error::Result<$Out> {
-            let dim = dim.index("narrow", $s.layout.ndim())?;
+            let n = $s.layout.ndim();
+            let dim = dim.index("narrow", n)?;
+            // A negative start counts back from the dim's size; a non-negative one never reads
+            // it, so the common path costs nothing more (`narrow_in_place` checks the dim).
+            let size = $s.layout.shape().get(dim).copied().unwrap_or(0);
+            let start = start
+                .index("narrow", size)
+                .map_err(|e| $crate::layout::narrow_start_error(e, dim, n))?;
             $s.view_edit(|l| l.narrow_in_place(dim, start, len))
         }
 
@@ -424,7 +439,7 @@ macro_rules! view_ops {
         }
 
         /// Reverses `dim` with a negative stride, without copying
-        /// ([`Layout::flip`](crate::Layout::flip)).
+        /// ([`Layout::flip`](crate::Layout::flip)); a 0-dim tensor is its own flip.
         ///
         /// Dims may count from the end (`-1` is the last; [`Dim`](crate::Dim)).
         ///
@@ -437,7 +452,8 @@ macro_rules! view_ops {
         /// # Ok::<(), stridex::Error>(())
         /// ```
         pub fn flip($($recv)*, dim: impl $crate::layout::Dim) -> $crate::error::Result<$Out> {
-            let dim = dim.index("flip", $s.layout.ndim())?;
+            // A 0-dim tensor takes dim 0 or -1, as a dim of one element (PyTorch's rule).
+            let dim = dim.index("flip", $s.layout.ndim().max(1))?;
             let l = $s.layout.flip(dim)?;
             Ok($s.view_rewrap(l))
         }
@@ -479,6 +495,8 @@ macro_rules! view_ops {
             let l = $s.layout.diagonal_with(k, dim1, dim2)?;
             Ok($s.view_rewrap(l))
         }
+
+        vocab_view_ops!(recv: [$($recv)*] $s, out: $Out, make: $make, mut: $mut);
     };
 }
 
@@ -488,21 +506,28 @@ macro_rules! view_ops {
 macro_rules! shared_view_ops {
     (recv: [$($recv:tt)*] $s:ident, out: $Out:ty, make: $make:literal) => {
         /// Broadcasts size-1 dims (and new leading dims) to `shape` with stride 0, without
-        /// copying ([`Layout::expand`](crate::Layout::expand)).
+        /// copying ([`Layout::expand`](crate::Layout::expand)); `-1` keeps a dim's size
+        /// (PyTorch's `x.expand(4, -1)`; [`ExpandShape`](crate::ExpandShape)).
         ///
         /// # Errors
         /// [`Error::RankMismatch`](crate::Error::RankMismatch) if `shape` has fewer dims,
         /// [`Error::ExpandMismatch`](crate::Error::ExpandMismatch) if a dim that is not 1
-        /// differs from its target size.
+        /// differs from its target size, [`Error::InvalidArgument`](crate::Error::InvalidArgument)
+        /// for `-1` on a new leading dim or another negative length.
         ///
         /// ```
         /// let a = stridex::Tensor::from_vec(vec![1, 2, 3], &[1, 3])?;
         #[doc = concat!("let m = ", $make, ".expand(&[2, 3])?;")]
         /// assert_eq!((m.strides(), m.to_vec()), (&[0, 1][..], vec![1, 2, 3, 1, 2, 3]));
+        #[doc = concat!("assert_eq!(", $make, ".expand(&[4, -1])?.shape(), &[4, 3]);")]
         /// # Ok::<(), stridex::Error>(())
         /// ```
-        pub fn expand($($recv)*, shape: &[usize]) -> $crate::error::Result<$Out> {
-            let l = $s.layout.expand(shape)?;
+        pub fn expand(
+            $($recv)*,
+            shape: &(impl $crate::layout::ExpandShape + ?Sized),
+        ) -> $crate::error::Result<$Out> {
+            let shape = shape.resolve_expand("expand", $s.layout.shape())?;
+            let l = $s.layout.expand(&shape)?;
             Ok($s.view_rewrap(l))
         }
 
@@ -523,7 +548,8 @@ macro_rules! shared_view_ops {
             size: usize,
             step: usize,
         ) -> $crate::error::Result<$Out> {
-            let dim = dim.index("unfold", $s.layout.ndim())?;
+            // A 0-dim tensor takes dim 0 or -1, as a dim of one element (PyTorch's rule).
+            let dim = dim.index("unfold", $s.layout.ndim().max(1))?;
             let l = $s.layout.unfold(dim, size, step)?;
             Ok($s.view_rewrap(l))
         }
@@ -553,5 +579,7 @@ macro_rules! shared_view_ops {
             l.check_fits("as_strided", $s.storage_len())?;
             Ok($s.view_rewrap(l))
         }
+
+        vocab_shared_view_ops!(recv: [$($recv)*] $s, out: $Out, make: $make);
     };
 }

@@ -55,7 +55,7 @@ fn serializing_a_huge_expanded_view_allocates_almost_nothing() {
     // (about 260K elements walked), then the sink fails.
     let huge = Tensor::<f32>::zeros(&[1])
         .unwrap()
-        .expand(&[1 << 30])
+        .expand(&[1usize << 30])
         .unwrap();
     let mut sink = Sink {
         written: 0,

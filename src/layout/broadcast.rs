@@ -80,6 +80,48 @@ pub fn broadcast_shapes(a: &[usize], b: &[usize]) -> Result<Vec<usize>> {
         .collect()
 }
 
+/// The shape any number of shapes broadcast to (NumPy's `broadcast_shapes(*shapes)`):
+/// [`broadcast_shapes`] folded over them in order; no shapes give `[]` (a 0-dim shape).
+///
+/// # Errors
+/// [`Error::BroadcastMismatch`] naming `broadcast_shapes_all`, the shape broadcast so far, the
+/// shape that does not fit it and the conflicting dim of the result.
+///
+/// ```
+/// use stridex::layout::broadcast_shapes_all;
+/// assert_eq!(broadcast_shapes_all(&[&[8, 1, 6][..], &[7, 1], &[1]])?, vec![8, 7, 6]);
+/// assert_eq!(broadcast_shapes_all(Vec::<Vec<usize>>::new())?, Vec::<usize>::new());
+/// assert!(broadcast_shapes_all([vec![2, 3], vec![3], vec![4, 1]]).is_err());
+/// # Ok::<(), stridex::Error>(())
+/// ```
+#[doc(alias = "broadcast_shapes")]
+pub fn broadcast_shapes_all<S: AsRef<[usize]>>(
+    shapes: impl IntoIterator<Item = S>,
+) -> Result<Vec<usize>> {
+    let mut out: Vec<usize> = Vec::new();
+    for s in shapes {
+        out = broadcast_shapes(&out, s.as_ref()).map_err(|e| e.named("broadcast_shapes_all"))?;
+    }
+    Ok(out)
+}
+
+impl Layout {
+    /// This layout broadcast to `shape` (NumPy's `broadcast_to`): [`Layout::expand`], under
+    /// NumPy's name.
+    ///
+    /// # Errors
+    /// As [`Layout::expand`], naming `broadcast_to`.
+    ///
+    /// ```
+    /// let l = stridex::Layout::contiguous(&[3])?.broadcast_to(&[2, 3])?;
+    /// assert_eq!(l.strides(), &[0, 1]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn broadcast_to(&self, shape: &[usize]) -> Result<Layout> {
+        self.expand(shape).map_err(|e| e.named("broadcast_to"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -107,5 +149,25 @@ mod tests {
             })
         );
         assert!(broadcast_shapes(&[0], &[2]).is_err());
+    }
+
+    #[test]
+    fn many_shapes_fold_in_order() {
+        let none: [&[usize]; 0] = [];
+        assert_eq!(broadcast_shapes_all(none).unwrap(), Vec::<usize>::new());
+        assert_eq!(broadcast_shapes_all([&[3, 1][..]]).unwrap(), vec![3, 1]);
+        assert_eq!(
+            broadcast_shapes_all([&[2, 3][..], &[3], &[4, 1, 1]]),
+            Ok(vec![4, 2, 3])
+        );
+        assert_eq!(
+            broadcast_shapes_all([&[2, 3][..], &[3], &[4, 1]]),
+            Err(Error::BroadcastMismatch {
+                op: "broadcast_shapes_all",
+                a: vec![2, 3],
+                b: vec![4, 1],
+                dim: 0
+            })
+        );
     }
 }

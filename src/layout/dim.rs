@@ -120,6 +120,35 @@ fn given<D: Dim>(d: D, dim: usize, ndim: usize) -> i64 {
     }
 }
 
+/// `narrow`'s error for a negative `start` that [`Dim::index`] could not resolve against the
+/// size of `dim` (of a layout of `ndim` dims): the dim itself when it is out of range, else an
+/// index, not a dim, counted back too far.
+#[cold]
+#[inline(never)]
+pub(crate) fn narrow_start_error(e: Error, dim: usize, ndim: usize) -> Error {
+    if dim >= ndim {
+        return Error::DimOutOfRange {
+            op: "narrow",
+            dim,
+            ndim,
+        };
+    }
+    match e {
+        Error::NegativeDimOutOfRange {
+            op,
+            dim: start,
+            ndim: size,
+        } => Error::InvalidArgument {
+            op,
+            message: format!(
+                "start {start} counts back past the first index of dim {dim} of size {size}; a \
+                 negative start goes from -1 (the last index) to -{size} (the first)"
+            ),
+        },
+        e => e,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

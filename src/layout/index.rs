@@ -39,6 +39,9 @@ pub enum SliceItem {
     Index(isize),
     /// A new dim of size 1, taking no dim of the input: Python's `x[None]`.
     NewAxis,
+    /// As many whole dims as the other items leave: Python's `x[..., 0]` (at most one per
+    /// index; [`Ellipsis`]).
+    Ellipsis,
 }
 
 impl SliceItem {
@@ -77,6 +80,30 @@ impl From<NewAxis> for SliceItem {
     #[inline]
     fn from(_: NewAxis) -> SliceItem {
         SliceItem::NewAxis
+    }
+}
+
+/// The index item that stands for every dim the other items do not take, kept whole (Python's
+/// `...`): `s![Ellipsis, ..2]` is `x[..., :2]`, `x.i((0, Ellipsis, NewAxis))` is
+/// `x[0, ..., None]`. At most one per index; it may stand for no dim at all.
+///
+/// ```
+/// use stridex::{Ellipsis, NewAxis, Tensor, s};
+/// let a = Tensor::arange(0i32, 24, 1)?.view(&[2, 3, 4])?;
+/// assert_eq!(a.i(s![Ellipsis, ..2])?.shape(), &[2, 3, 2]);
+/// assert_eq!(a.i(s![Ellipsis, 1])?.to_vec(), a.select(2, 1)?.to_vec());
+/// assert_eq!(a.i((0, Ellipsis, NewAxis))?.shape(), &[3, 4, 1]);
+/// assert_eq!(a.i(s![1, 2, Ellipsis, 3])?.shape(), &[0usize; 0]);
+/// assert!(a.i(s![Ellipsis, 0, Ellipsis]).is_err());
+/// # Ok::<(), stridex::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct Ellipsis;
+
+impl From<Ellipsis> for SliceItem {
+    #[inline]
+    fn from(_: Ellipsis) -> SliceItem {
+        SliceItem::Ellipsis
     }
 }
 
@@ -127,7 +154,7 @@ macro_rules! integer_items {
 }
 
 integer_items!(usize, u32, u64, i32, i64, isize);
-single_items!(RangeFull, NewAxis, SliceItem);
+single_items!(RangeFull, NewAxis, Ellipsis, SliceItem);
 
 /// What `i` takes ([`Layout::i`], `Tensor::i`): the items of a multi-dim index, in order.
 ///
@@ -219,9 +246,9 @@ tuple_items!(6: A, B, C, D, E, F);
 /// A multi-dim index, as ndarray's `s![]` and Python's `x[...]` write it: items separated by
 /// commas, each a range (`1..3`, `..`, `-2..`, `..=4`), a range with a step after `;`
 /// (`..;2` is Python's `::2`, `..;-1` reverses), an integer (selects one index and drops the
-/// dim; negative from the end) or [`NewAxis`] (a new size-1 dim, Python's `None`). Items
-/// apply to the dims from the first on; dims after the last item are kept whole (PyTorch's
-/// rule). The result is an array of [`SliceItem`]s, for [`Layout::i`] and `Tensor::i`.
+/// dim; negative from the end), [`NewAxis`] (a new size-1 dim, Python's `None`) or
+/// [`Ellipsis`] (every dim the other items leave, kept whole: Python's `...`). Items apply to
+/// the dims from the first on; dims after the last item are kept whole (PyTorch's rule). The result is an array of [`SliceItem`]s, for [`Layout::i`] and `Tensor::i`.
 /// A stepped range may read reversed (`5..1;-1`, a backward walk from 5) without tripping
 /// clippy's `reversed_empty_ranges` lint.
 ///
@@ -230,7 +257,8 @@ tuple_items!(6: A, B, C, D, E, F);
 /// | `x[1:3]` | `x.i(s![1..3])?` or `x.i(1..3)?` |
 /// | `x[:, ::2]` | `x.i(s![.., ..;2])?` |
 /// | `x[::-1, 0]` | `x.i(s![..;-1, 0])?` |
-/// | `x[..., None]` (2 dims) | `x.i(s![.., .., NewAxis])?` |
+/// | `x[..., None]` | `x.i(s![Ellipsis, NewAxis])?` |
+/// | `x[..., :2]` | `x.i(s![Ellipsis, ..2])?` |
 ///
 /// ```
 /// use stridex::{NewAxis, Tensor, s};
@@ -265,14 +293,15 @@ impl Layout {
     /// Applies a multi-dim index ([`IndexArg`]: `s![..]`, a tuple of items, one item), all
     /// items in one pass: ranges slice their dim ([`Layout::slice`]'s rules), integers select
     /// one index and drop the dim, [`NewAxis`] inserts a size-1 dim (with
-    /// [`Layout::unsqueeze`]'s stride), and dims after the last item are kept whole. Builds
-    /// one layout; allocates only its shape and strides (nothing up to 4 dims).
+    /// [`Layout::unsqueeze`]'s stride), [`Ellipsis`] keeps whole every dim the other items
+    /// leave, and dims after the last item are kept whole. Builds one layout; allocates only
+    /// its shape and strides (nothing up to 4 dims).
     ///
     /// # Errors
     /// [`Error::IndexItem`] naming `i`, the position of the item, its dim and the shape,
     /// with the cause: [`Error::ZeroStep`], [`Error::IndexOutOfBounds`] for an integer
     /// outside `-size..size`, [`Error::RankMismatch`] when more items than dims take a
-    /// dim, [`Error::Overflow`].
+    /// dim, [`Error::InvalidArgument`] for a second [`Ellipsis`], [`Error::Overflow`].
     ///
     /// ```
     /// use stridex::{Layout, NewAxis, s};
@@ -301,16 +330,29 @@ impl Layout {
         };
         // The result's rank first, so its arrays are built once at their size.
         let (mut taken, mut dropped, mut added) = (0usize, 0usize, 0usize);
+        let mut ellipsis = None;
         for (k, item) in items.iter().enumerate() {
             match item {
                 SliceItem::NewAxis => added += 1,
                 SliceItem::Index(_) => (taken, dropped) = (taken + 1, dropped + 1),
                 SliceItem::Range { .. } => taken += 1,
+                SliceItem::Ellipsis => {
+                    if let Some(first) = ellipsis.replace(k) {
+                        let cause = Error::InvalidArgument {
+                            op,
+                            message: format!(
+                                "items {first} and {k} are both Ellipsis; an index has at \
+                                 most one (it stands for every dim the other items leave)"
+                            ),
+                        };
+                        return Err(wrap(k, taken, cause));
+                    }
+                }
             }
             if taken > n {
                 let got = items
                     .iter()
-                    .filter(|it| !matches!(it, SliceItem::NewAxis))
+                    .filter(|it| matches!(it, SliceItem::Index(_) | SliceItem::Range { .. }))
                     .count();
                 let cause = Error::RankMismatch {
                     op,
@@ -321,6 +363,8 @@ impl Layout {
                 return Err(wrap(k, n, cause));
             }
         }
+        // The dims an `Ellipsis` keeps whole (`taken <= n`, checked above).
+        let spread = n - taken;
         let rank = n - dropped + added;
         let mut new_shape = Dims::<usize>::zeroed(rank);
         let mut new_strides = Dims::<isize>::zeroed(rank);
@@ -334,6 +378,11 @@ impl Layout {
                 SliceItem::NewAxis => {
                     new_shape[o] = 1; // its stride is set below, once the next dim is known
                     o += 1;
+                }
+                SliceItem::Ellipsis => {
+                    new_shape[o..o + spread].copy_from_slice(&shape[d..d + spread]);
+                    new_strides[o..o + spread].copy_from_slice(&strides[d..d + spread]);
+                    (d, o) = (d + spread, o + spread);
                 }
                 SliceItem::Index(i) => {
                     let size = shape[d];
@@ -389,6 +438,7 @@ impl Layout {
                     };
                 }
                 SliceItem::Range { .. } => o -= 1,
+                SliceItem::Ellipsis => o -= spread,
                 SliceItem::Index(_) => {}
             }
         }

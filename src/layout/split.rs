@@ -93,6 +93,109 @@ impl Layout {
         self.split(len.div_ceil(n), dim)
     }
 
+    /// Pieces of the given `sizes` along `dim`, in order (PyTorch's `split_with_sizes`).
+    ///
+    /// # Errors
+    /// [`Error::DimOutOfRange`]; [`Error::InvalidArgument`] naming `split_with_sizes` unless
+    /// the sizes add up to `shape[dim]`.
+    ///
+    /// ```
+    /// let parts = stridex::Layout::contiguous(&[2, 6])?.split_with_sizes(&[1, 0, 5], 1)?;
+    /// let shapes: Vec<&[usize]> = parts.iter().map(|p| p.shape()).collect();
+    /// assert_eq!(shapes, [&[2, 1][..], &[2, 0], &[2, 5]]);
+    /// assert_eq!(parts[2].offset(), 1);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn split_with_sizes(&self, sizes: &[usize], dim: usize) -> Result<Vec<Layout>> {
+        const OP: &str = "split_with_sizes";
+        self.check_dim(OP, dim)?;
+        let len = self.shape()[dim];
+        let total = sizes.iter().try_fold(0usize, |a, &n| a.checked_add(n));
+        if total != Some(len) {
+            return Err(Error::InvalidArgument {
+                op: OP,
+                message: format!(
+                    "sizes {sizes:?} add up to {} but dim {dim} has {len} elements; give sizes \
+                     that add up to {len}",
+                    total.map_or("more than usize::MAX".to_string(), |t| t.to_string())
+                ),
+            });
+        }
+        let mut start = 0;
+        sizes
+            .iter()
+            .map(|&n| {
+                let piece = self.narrow(dim, start, n);
+                start += n;
+                piece
+            })
+            .collect()
+    }
+
+    /// `n` pieces along `dim` whose sizes differ by at most one, the larger ones first
+    /// (PyTorch's `tensor_split(sections)`, NumPy's `array_split`): with `len = q * n + r`,
+    /// `r` pieces of `q + 1` then `n - r` of `q`. Always exactly `n` pieces, some empty when
+    /// `n > len` (unlike [`Layout::chunk`]).
+    ///
+    /// # Errors
+    /// [`Error::DimOutOfRange`]; [`Error::ZeroStep`] if `n == 0`.
+    ///
+    /// ```
+    /// let parts = stridex::Layout::contiguous(&[7])?.tensor_split(3, 0)?;
+    /// let sizes: Vec<usize> = parts.iter().map(|p| p.shape()[0]).collect();
+    /// assert_eq!(sizes, vec![3, 2, 2]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[doc(alias = "array_split")]
+    pub fn tensor_split(&self, n: usize, dim: usize) -> Result<Vec<Layout>> {
+        self.check_dim("tensor_split", dim)?;
+        if n == 0 {
+            return Err(Error::ZeroStep {
+                op: "tensor_split",
+                dim,
+            });
+        }
+        let len = self.shape()[dim];
+        let (q, r) = (len / n, len % n);
+        let mut start = 0;
+        (0..n)
+            .map(|i| {
+                let size = q + usize::from(i < r);
+                let piece = self.narrow(dim, start, size);
+                start += size;
+                piece
+            })
+            .collect()
+    }
+
+    /// Pieces along `dim` cut before each of `indices` (PyTorch's `tensor_split(indices)`,
+    /// NumPy's `array_split` with indices): `[..i0)`, `[i0..i1)`, ..., `[ik..)`, so
+    /// `indices.len() + 1` pieces. As with Python slices, an index past the end is clamped
+    /// and a piece whose end comes before its start is empty.
+    ///
+    /// # Errors
+    /// [`Error::DimOutOfRange`].
+    ///
+    /// ```
+    /// let parts = stridex::Layout::contiguous(&[6])?.tensor_split_indices(&[1, 4, 9], 0)?;
+    /// let sizes: Vec<usize> = parts.iter().map(|p| p.shape()[0]).collect();
+    /// assert_eq!(sizes, vec![1, 3, 2, 0]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[doc(alias = "array_split")]
+    pub fn tensor_split_indices(&self, indices: &[usize], dim: usize) -> Result<Vec<Layout>> {
+        self.check_dim("tensor_split_indices", dim)?;
+        let len = self.shape()[dim];
+        let mut start = 0;
+        let ends = indices.iter().copied().chain(std::iter::once(len));
+        ends.map(|end| {
+            let (from, to) = (start.min(len), end.min(len));
+            start = end;
+            self.narrow(dim, from, to.saturating_sub(from))
+        })
+        .collect()
+    }
+
     /// One layout per index of `dim`, with `dim` removed ([`Layout::select`] of each index).
     ///
     /// # Errors
@@ -147,6 +250,36 @@ mod tests {
         assert!(c(&[3]).unbind(1).is_err());
         assert!(c(&[3]).split_at(0, 4).is_err());
         assert_eq!(c(&[0, 2]).unbind(0).unwrap().len(), 0);
+    }
+
+    #[test]
+    fn tensor_split_follows_numpy_array_split() {
+        let c = |s: &[usize]| Layout::contiguous(s).unwrap();
+        // (dim size, sections) -> piece sizes, as np.array_split gives them.
+        for (len, n, want) in [
+            (7, 3, vec![3, 2, 2]),
+            (6, 3, vec![2, 2, 2]),
+            (2, 4, vec![1, 1, 0, 0]),
+            (0, 2, vec![0, 0]),
+        ] {
+            assert_eq!(sizes(&c(&[len]).tensor_split(n, 0).unwrap(), 0), want);
+        }
+        assert!(c(&[3]).tensor_split(0, 0).is_err());
+        // (indices) -> piece sizes of a dim of 6, as np.array_split gives them.
+        for (idx, want) in [
+            (vec![], vec![6]),
+            (vec![2, 2], vec![2, 0, 4]),
+            (vec![4, 1], vec![4, 0, 5]),
+            (vec![7], vec![6, 0]),
+        ] {
+            let parts = c(&[6]).tensor_split_indices(&idx, 0).unwrap();
+            assert_eq!(sizes(&parts, 0), want, "{idx:?}");
+        }
+        let parts = c(&[6]).tensor_split_indices(&[4, 1], 0).unwrap();
+        assert_eq!(parts[2].offset(), 1);
+        assert!(c(&[3]).split_with_sizes(&[1, 1], 0).is_err());
+        assert!(c(&[3]).split_with_sizes(&[usize::MAX, 4], 0).is_err());
+        assert!(c(&[3]).tensor_split_indices(&[1], 1).is_err());
     }
 
     #[test]

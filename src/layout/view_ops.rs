@@ -384,7 +384,8 @@ impl Layout {
         Layout::checked("expand", shape, &strides, self.offset)
     }
 
-    /// Reverses `dim`: negative stride, offset moved to the last element of that dim.
+    /// Reverses `dim`: negative stride, offset moved to the last element of that dim. A 0-dim
+    /// layout accepts dim 0 and is returned unchanged (PyTorch's rule for a scalar).
     ///
     /// # Errors
     /// [`Error::DimOutOfRange`].
@@ -392,9 +393,14 @@ impl Layout {
     /// ```
     /// let l = stridex::Layout::contiguous(&[2, 3])?.flip(1)?;
     /// assert_eq!((l.strides(), l.offset()), (&[3, -1][..], 2));
+    /// let s = stridex::Layout::new(&[], &[], 7)?;
+    /// assert_eq!(s.flip(0)?, s);
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn flip(&self, dim: usize) -> Result<Layout> {
+        if self.ndim() == 0 && dim == 0 {
+            return Ok(self.clone());
+        }
         self.check_dim("flip", dim)?;
         let (size, stride) = (self.shape()[dim], self.strides()[dim]);
         let mut strides = Dims::from(self.strides());
@@ -406,7 +412,8 @@ impl Layout {
 
     /// Sliding windows along `dim` (PyTorch `Tensor.unfold`): `dim` becomes the window index,
     /// `(shape[dim] - size) / step + 1` windows with stride `stride * step`, and a new last dim
-    /// of length `size` walks one window.
+    /// of length `size` walks one window. A 0-dim layout accepts dim 0 as a dim of one
+    /// element and gives the window alone, as PyTorch does: shape `[size]` for a `size` of 0 or 1.
     ///
     /// # Errors
     /// [`Error::DimOutOfRange`], [`Error::ZeroStep`], [`Error::WindowTooLarge`] if
@@ -415,13 +422,28 @@ impl Layout {
     /// ```
     /// let l = stridex::Layout::contiguous(&[7])?.unfold(0, 3, 2)?;
     /// assert_eq!((l.shape(), l.strides()), (&[3, 3][..], &[2, 1][..]));
+    /// let s = stridex::Layout::new(&[], &[], 7)?;
+    /// assert_eq!((s.unfold(0, 1, 1)?.shape(), s.unfold(0, 1, 1)?.offset()), (&[1][..], 7));
+    /// assert_eq!(s.unfold(0, 0, 1)?.shape(), &[0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn unfold(&self, dim: usize, size: usize, step: usize) -> Result<Layout> {
-        self.check_dim("unfold", dim)?;
         if step == 0 {
             return Err(Error::ZeroStep { op: "unfold", dim });
         }
+        if self.ndim() == 0 && dim == 0 {
+            if size > 1 {
+                return Err(Error::WindowTooLarge {
+                    op: "unfold",
+                    dim,
+                    size,
+                    dim_size: 1,
+                });
+            }
+            // The scalar itself, or nothing: the offsets of this layout or none of them.
+            return Layout::checked("unfold", &[size], &[1], self.offset);
+        }
+        self.check_dim("unfold", dim)?;
         let dim_size = self.shape()[dim];
         if size > dim_size {
             return Err(Error::WindowTooLarge {

@@ -75,7 +75,7 @@ impl<T: Element> Tensor<T> {
     /// use stridex::{Error, Tensor};
     /// let a = Tensor::from_vec((0..4).collect::<Vec<u8>>(), &[2, 2])?;
     /// assert_eq!(a.t()?.try_to_vec()?, vec![0, 2, 1, 3]);
-    /// let huge = Tensor::<f32>::zeros(&[1, 1])?.expand(&[1 << 31, 1 << 31])?;
+    /// let huge = Tensor::<f32>::zeros(&[1, 1])?.expand(&[1usize << 31, 1usize << 31])?;
     /// assert!(matches!(huge.try_to_vec(), Err(Error::Overflow { op: "to_vec", .. })));
     /// # Ok::<(), stridex::Error>(())
     /// ```

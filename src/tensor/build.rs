@@ -256,6 +256,71 @@ impl<T: Element> Tensor<T> {
         Ok(self.views(self.layout.chunk(n, dim)?))
     }
 
+    /// Views of pieces of the given `sizes` along `dim` ([`Layout::split_with_sizes`],
+    /// PyTorch's `split_with_sizes`).
+    ///
+    /// # Errors
+    /// As [`Layout::split_with_sizes`].
+    ///
+    /// ```
+    /// let x = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[6])?;
+    /// let parts = x.split_with_sizes(&[1, 2, 3], 0)?;
+    /// assert_eq!(parts[2].to_vec(), vec![3, 4, 5]);
+    /// assert!(x.split_with_sizes(&[1, 2], 0).is_err()); // adds up to 3, not 6
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn split_with_sizes(
+        &self,
+        sizes: &[usize],
+        dim: impl crate::layout::Dim,
+    ) -> Result<Vec<Tensor<T>>> {
+        let dim = dim.index("split_with_sizes", self.ndim().max(1))?;
+        Ok(self.views(self.layout.split_with_sizes(sizes, dim)?))
+    }
+
+    /// Views of exactly `n` pieces along `dim` whose sizes differ by at most one, larger first
+    /// ([`Layout::tensor_split`]: PyTorch's `tensor_split(sections)`, NumPy's `array_split`).
+    ///
+    /// # Errors
+    /// As [`Layout::tensor_split`].
+    ///
+    /// ```
+    /// let x = stridex::Tensor::from_vec((0..7).collect::<Vec<i32>>(), &[7])?;
+    /// let parts = x.tensor_split(3, 0)?;
+    /// assert_eq!(parts[0].to_vec(), vec![0, 1, 2]);
+    /// assert_eq!(parts[2].to_vec(), vec![5, 6]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[doc(alias = "array_split")]
+    pub fn tensor_split(&self, n: usize, dim: impl crate::layout::Dim) -> Result<Vec<Tensor<T>>> {
+        let dim = dim.index("tensor_split", self.ndim().max(1))?;
+        Ok(self.views(self.layout.tensor_split(n, dim)?))
+    }
+
+    /// Views of the pieces along `dim` cut before each of `indices`
+    /// ([`Layout::tensor_split_indices`]: PyTorch's `tensor_split(indices)`, NumPy's
+    /// `array_split` with indices); `indices.len() + 1` pieces.
+    ///
+    /// # Errors
+    /// As [`Layout::tensor_split_indices`].
+    ///
+    /// ```
+    /// let x = stridex::Tensor::from_vec((0..6).collect::<Vec<i32>>(), &[6])?;
+    /// let parts = x.tensor_split_indices(&[1, 4], 0)?;
+    /// assert_eq!(parts[1].to_vec(), vec![1, 2, 3]);
+    /// assert_eq!(parts.len(), 3);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[doc(alias = "array_split")]
+    pub fn tensor_split_indices(
+        &self,
+        indices: &[usize],
+        dim: impl crate::layout::Dim,
+    ) -> Result<Vec<Tensor<T>>> {
+        let dim = dim.index("tensor_split_indices", self.ndim().max(1))?;
+        Ok(self.views(self.layout.tensor_split_indices(indices, dim)?))
+    }
+
     /// One view per index of `dim`, with `dim` removed ([`Layout::unbind`]).
     ///
     /// # Errors

@@ -16,7 +16,7 @@
 use super::Tensor;
 use crate::element::Element;
 use crate::error::Result;
-use crate::layout::{Dim, IndexArg, ShapeArg, SliceRange};
+use crate::layout::{Dim, ExpandShape, IndexArg, ShapeArg, SliceRange};
 use crate::matmul::MatmulElement;
 use crate::scalar::{Numeric, ToFloat};
 
@@ -135,7 +135,7 @@ chain! {
     /// assert_eq!(a.t().narrow(0, 1, 1)?.to_vec(), vec![1, 4]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    fn narrow(self, dim: impl Dim, start: usize, len: usize) -> Tensor<T>;
+    fn narrow(self, dim: impl Dim, start: impl Dim, len: usize) -> Tensor<T>;
 
     /// [`Tensor::slice`] on the `Ok` value.
     ///
@@ -205,7 +205,7 @@ chain! {
     /// assert_eq!(a.t().expand(&[3, 4])?.shape(), &[3, 4]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    fn expand(self, shape: &[usize]) -> Tensor<T>;
+    fn expand(self, shape: &(impl ExpandShape + ?Sized)) -> Tensor<T>;
 
     /// [`Tensor::try_contiguous`] on the `Ok` value (allocation failure is an `Err` here).
     ///

@@ -20,6 +20,8 @@ mod chain;
 mod compare;
 mod construct;
 mod copy;
+mod copy_policy;
+mod dense_order;
 mod fmt;
 mod format;
 mod index;
@@ -37,6 +39,7 @@ mod views;
 pub use access::Iter;
 pub use build::AsTensor;
 pub use chain::TensorResult;
+pub use copy_policy::{CopyPolicy, MaybeCopied};
 pub use stats::{Norm, NormOrder};
 
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! (generated once for the three tensor types, `src/view_api.rs`). See the `Layout` methods for
 //! the exact stride rules; errors are the layout's errors.
 
-use super::Tensor;
+use super::{AsTensor, Tensor};
 use crate::audit::CopyReason;
 use crate::element::Element;
 use crate::error::{Error, Result};
@@ -37,6 +37,44 @@ impl<T: Element> Tensor<T> {
     layout_accessors!(name: "Tensor", make: "a", mut: "");
     view_ops!(recv: [&self] self, out: Tensor<T>, make: "a", mut: "");
     shared_view_ops!(recv: [&self] self, out: Tensor<T>, make: "a");
+
+    /// The tensors broadcast to their common shape, as views (PyTorch's
+    /// `broadcast_tensors`, NumPy's `broadcast_arrays`): each is [`Tensor::expand`]ed to
+    /// [`broadcast_shapes_all`](crate::broadcast_shapes_all) of their shapes. Takes any
+    /// collection of tensors or references, as [`Tensor::cat`]; no tensors give none.
+    ///
+    /// # Errors
+    /// [`Error::BroadcastMismatch`] naming `broadcast_tensors`.
+    ///
+    /// ```
+    /// use stridex::Tensor;
+    /// let a = Tensor::from_vec(vec![1, 2, 3], &[3])?;
+    /// let b = Tensor::from_vec(vec![10, 20], &[2, 1])?;
+    /// let [x, y] = <[_; 2]>::try_from(Tensor::broadcast_tensors([&a, &b])?).unwrap();
+    /// assert_eq!((x.shape(), y.shape()), (&[2, 3][..], &[2, 3][..]));
+    /// assert_eq!(y.to_vec(), vec![10, 10, 10, 20, 20, 20]);
+    /// assert!(x.shares_storage(&a));
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[doc(alias = "broadcast_arrays")]
+    pub fn broadcast_tensors<I>(tensors: I) -> Result<Vec<Tensor<T>>>
+    where
+        I: IntoIterator,
+        I::Item: AsTensor<T>,
+    {
+        const OP: &str = "broadcast_tensors";
+        let parts: Vec<I::Item> = tensors.into_iter().collect();
+        let shapes = parts.iter().map(|t| t.as_tensor().shape());
+        let shape = crate::layout::broadcast_shapes_all(shapes).map_err(|e| e.named(OP))?;
+        parts
+            .iter()
+            .map(|t| {
+                let t = t.as_tensor();
+                let l = t.layout.expand(&shape).map_err(|e| e.named(OP))?;
+                Ok(t.view_rewrap(l))
+            })
+            .collect()
+    }
 
     /// [`Tensor::view`] when possible, otherwise one copy to row-major order (then viewed).
     ///

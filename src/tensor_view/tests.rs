@@ -108,3 +108,52 @@ fn chains_reads_and_conversions() {
     assert_eq!(t.layout(), owned.layout());
     assert!(format!("{v:?}").contains("strides: [-1, 6]"), "{v:?}");
 }
+
+#[test]
+fn every_vocabulary_op_gives_the_tensor_ops_layout() {
+    use crate::{Ellipsis, s};
+    let a = Tensor::from_vec((0..120).collect::<Vec<i32>>(), &[4, 5, 6]).unwrap();
+    let bases = [
+        a.clone(),
+        a.flip(2).unwrap(),
+        a.permute(&[2, 0, 1]).unwrap(),
+        a.narrow(1, 0, 1).unwrap(),
+        a.narrow(0, 0, 0).unwrap(),
+        a.select(0, 1).unwrap(),
+    ];
+    let mut ok = 0;
+    for b in &bases {
+        ok += same!(b, movedim(0, -1));
+        ok += same!(b, movedims(&[0, 1], &[-1, 0]));
+        ok += same!(b, swapaxes(0, 1));
+        ok += same!(b, swapdims(1, -1));
+        ok += same!(b, mt());
+        ok += same!(b, flip_dims(&[0, -1]));
+        ok += same!(b, flip_dims(&[1, 1]));
+        ok += same!(b, fliplr());
+        ok += same!(b, flipud());
+        ok += same!(b, rot90(1, [0, 1]));
+        ok += same!(b, rot90(-3, [1, 0]));
+        ok += same!(b, rot90(2, [0, 0]));
+        ok += same!(b, unflatten(0, &[2, -1]));
+        ok += same!(b, unflatten(1, &[5, 1]));
+        ok += same!(b, squeeze_dims(&[1]));
+        ok += same!(b, view_f(&[-1]));
+        ok += same!(b, view_f(&[6, 5, 4]));
+        ok += same!(b, broadcast_to(&[2, 4, 5, 6]));
+        ok += same!(b, expand(&[-1, -1, -1]));
+        ok += same!(b, expand_as(&a));
+        ok += same!(b, sliding_window_view(&[2, 2], &[0, -1]));
+        ok += same!(b, narrow(0, -1, 1));
+        ok += same!(b, i(s![Ellipsis, 0]));
+        let v = b.as_view();
+        assert_eq!(
+            v.clone().reversed_dims().layout(),
+            b.reversed_dims().layout()
+        );
+        assert_eq!(v.clone().squeeze_all().layout(), b.squeeze_all().layout());
+        assert_eq!(v.atleast_3d().layout(), b.atleast_3d().layout());
+    }
+    // Both outcomes occur often: the comparison is not vacuous either way.
+    assert!(ok > 40, "{ok} ops succeeded");
+}

@@ -210,11 +210,11 @@ fn table() -> Vec<Row> {
     let l = Layout::contiguous(&[3, 4]).unwrap();
     let huge = Tensor::<f32>::zeros(&[1, 1])
         .unwrap()
-        .expand(&[1 << 31, 1 << 31])
+        .expand(&[1usize << 31, 1usize << 31])
         .unwrap();
     let e62 = Tensor::<f32>::zeros(&[1])
         .unwrap()
-        .expand(&[1 << 62])
+        .expand(&[1usize << 62])
         .unwrap();
     let mut dst = Tensor::<f32>::zeros(&[2, 2]).unwrap();
     vec![

@@ -16,7 +16,7 @@ fn table() -> Vec<Row> {
     let mask = Tensor::from_vec(vec![1u8; 5], &[5]).unwrap();
     let e62 = Tensor::<f32>::zeros(&[1])
         .unwrap()
-        .expand(&[1 << 62])
+        .expand(&[1usize << 62])
         .unwrap();
     let mut owned = m();
     let mut owned2 = m();

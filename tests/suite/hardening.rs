@@ -5,11 +5,11 @@
 
 use stridex::{Error, Tensor, audit};
 
-/// `zeros(&[1])?.expand(&[1 << 62])`: 2^62 f32 elements, one stored.
+/// `zeros(&[1])?.expand(&[1usize << 62])`: 2^62 f32 elements, one stored.
 fn e62() -> Tensor<f32> {
     Tensor::<f32>::zeros(&[1])
         .unwrap()
-        .expand(&[1 << 62])
+        .expand(&[1usize << 62])
         .unwrap()
 }
 
@@ -31,7 +31,7 @@ fn overflow_of(r: stridex::Result<impl Sized>, op: &str, shape: &[usize]) {
 fn item1_to_vec_of_a_huge_view() {
     let h = Tensor::<f32>::zeros(&[1, 1])
         .unwrap()
-        .expand(&[1 << 31, 1 << 31])
+        .expand(&[1usize << 31, 1usize << 31])
         .unwrap();
     overflow_of(h.try_to_vec(), "to_vec", &[1 << 31, 1 << 31]);
     let panic = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| h.to_vec())).unwrap_err();

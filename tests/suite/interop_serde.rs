@@ -306,7 +306,7 @@ fn a_huge_expanded_view_streams_and_stops_at_the_writer_error() {
     // 2^30 elements over one stored f32: 4 GiB if collected, more as JSON text.
     let huge = Tensor::<f32>::zeros(&[1])
         .unwrap()
-        .expand(&[1 << 30])
+        .expand(&[1usize << 30])
         .unwrap();
     let mut w = Limited {
         written: 0,
@@ -322,7 +322,7 @@ fn a_huge_expanded_view_streams_and_stops_at_the_writer_error() {
     );
     // The same for a 2-dim broadcast of a half-float row, which travels as f32 numbers.
     let row = Tensor::from_vec(vec![half::bf16::ONE; 4], &[4]).unwrap();
-    let wide = row.expand(&[1 << 28, 4]).unwrap();
+    let wide = row.expand(&[1usize << 28, 4]).unwrap();
     let mut w = Limited {
         written: 0,
         limit: 4096,

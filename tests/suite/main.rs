@@ -47,4 +47,6 @@ mod robustness;
 mod slicing;
 mod stats_props;
 mod tensor_props;
+mod views_vocab;
+mod views_vocab_props;
 mod writes_props;

@@ -147,7 +147,7 @@ fn shape_errors_name_the_op_the_user_called() {
 fn huge_views_name_save_and_cat_not_contiguous() {
     let big = Tensor::<f32>::zeros(&[1])
         .unwrap()
-        .expand(&[1 << 31, 1 << 30])
+        .expand(&[1usize << 31, 1usize << 30])
         .unwrap();
     let cat = Tensor::cat(&[&big, &big], 0).unwrap_err().to_string();
     assert!(
@@ -207,7 +207,7 @@ fn assign_operators_name_the_op_once() {
 fn whole_tensor_reductions_of_a_huge_broadcast_view_cost_its_stored_elements() {
     // 2^62 elements: a walk over every one would take centuries.
     let stored = Tensor::from_vec(vec![1.0f32, 2.0, -3.0], &[3, 1, 1]).unwrap();
-    let huge = stored.expand(&[3, 1 << 31, 1 << 29]).unwrap();
+    let huge = stored.expand(&[3, 1usize << 31, 1usize << 29]).unwrap();
     let n = 1u64 << 60; // repeats of each stored element
     assert_eq!(huge.sum_all(), 0.0);
     assert_eq!(huge.max_all().unwrap(), 2.0);
@@ -217,14 +217,14 @@ fn whole_tensor_reductions_of_a_huge_broadcast_view_cost_its_stored_elements() {
     assert!(huge.any_all() && huge.all_all());
     let ones = Tensor::<f64>::ones(&[1])
         .unwrap()
-        .expand(&[1 << 31, 1 << 31])
+        .expand(&[1usize << 31, 1usize << 31])
         .unwrap();
     assert_eq!(ones.sum_all(), (1u64 << 62) as f64);
     assert_eq!(ones.prod_all(), 1.0);
     // Integers wrap as a plain sum would: 3 * 2^62 mod 2^64.
     let i = Tensor::from_vec(vec![3i64], &[1])
         .unwrap()
-        .expand(&[1 << 62])
+        .expand(&[1usize << 62])
         .unwrap();
     assert_eq!(i.sum_all(), 3i64.wrapping_mul(1 << 62));
     assert_eq!(
@@ -245,10 +245,10 @@ fn whole_tensor_reductions_of_a_huge_broadcast_view_cost_its_stored_elements() {
     );
     // == of two huge views compares the stored pairs once; a NaN still makes them unequal.
     let other = Tensor::from_vec(vec![1.0f32, 2.0, -3.0], &[3, 1, 1]).unwrap();
-    assert!(huge == other.expand(&[3, 1 << 31, 1 << 29]).unwrap());
+    assert!(huge == other.expand(&[3, 1usize << 31, 1usize << 29]).unwrap());
     let nan = Tensor::from_vec(vec![f32::NAN], &[1])
         .unwrap()
-        .expand(&[1 << 40])
+        .expand(&[1usize << 40])
         .unwrap();
     assert!(nan != nan.clone());
     // Small broadcast views agree with their materialised copies.

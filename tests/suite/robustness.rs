@@ -462,12 +462,12 @@ fn empty_views_with_a_long_dim_are_bounded_by_their_results() {
     assert!(!result_cheap_or_impossible(&[1, 1 << 31, 0], 0));
     assert!(result_cheap_or_impossible(&[1, 1 << 62, 0], 0));
     assert!(result_cheap_or_impossible(&[3, 0, 4], 0));
-    let long = zero.expand(&[1, 1 << 62, 0]).unwrap();
+    let long = zero.expand(&[1, 1usize << 62, 0]).unwrap();
     assert!(matches!(
         long.sum_dim(2, false),
         Err(Error::Overflow { .. })
     ));
     assert_eq!(long.sum_dim(1, false).unwrap().shape(), &[1, 0]);
-    let feasible = zero.expand(&[1, 1 << 31, 0]).unwrap();
+    let feasible = zero.expand(&[1, 1usize << 31, 0]).unwrap();
     assert_eq!(feasible.sum_dim(1, true).unwrap().shape(), &[1, 1, 0]);
 }

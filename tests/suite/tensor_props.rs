@@ -456,7 +456,10 @@ fn zero_dim_tensors() {
     assert!(t.is_contiguous() && t.contiguous().shares_storage(&t));
     assert_eq!(t.t().unwrap().shape(), &[] as &[usize]);
     assert!(t.permute(&[0usize; 0]).is_ok());
-    assert!(t.transpose(0, 0).is_err() && t.flip(0).is_err() && t.select(0, 0).is_err());
+    assert!(t.transpose(0, 0).is_err() && t.flip(1).is_err() && t.select(0, 0).is_err());
+    // PyTorch's rule for a scalar: dim 0 (or -1) is a dim of one element.
+    assert_eq!(t.flip(0).unwrap().layout(), t.layout());
+    assert_eq!(t.unfold(-1, 1, 1).unwrap().shape(), &[1]);
     assert!(t.squeeze(0).is_err() && t.diagonal().is_err());
     let u = t.unsqueeze(0).unwrap();
     assert_eq!((u.shape(), u.to_vec()), (&[1][..], vec![7.5]));

@@ -408,6 +408,10 @@ impl Model {
             }
             Op::Flip(dim) => {
                 let dim = *dim;
+                // A 0-dim view takes dim 0 as a dim of one element: its own flip (PyTorch).
+                if self.ndim() == 0 && dim == 0 {
+                    return Ok(self.clone());
+                }
                 if !self.dim_ok(dim) {
                     return Err(vec!["DimOutOfRange"]);
                 }
@@ -420,6 +424,24 @@ impl Model {
             }
             Op::Unfold(dim, size, step) => {
                 let (dim, size, step) = (*dim, *size, *step);
+                // A 0-dim view takes dim 0 as a dim of one element, and gives the window alone:
+                // `size` (0 or 1) copies of its element (PyTorch).
+                if self.ndim() == 0 && dim == 0 {
+                    let mut why = vec![];
+                    if step == 0 {
+                        why.push("ZeroStep");
+                    }
+                    if size > 1 {
+                        why.push("WindowTooLarge");
+                    }
+                    if !why.is_empty() {
+                        return Err(why);
+                    }
+                    return Ok(Model {
+                        shape: vec![size],
+                        offs: vec![self.offs[0]; size],
+                    });
+                }
                 let mut why = vec![];
                 if !self.dim_ok(dim) {
                     why.push("DimOutOfRange");
