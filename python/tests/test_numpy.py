@@ -242,3 +242,14 @@ def test_shape_strides_dtype_as_numpy_spells_them(dtype):
     assert np.dtype(t.dtype) == a.dtype
     assert t.stride() == tuple(s // a.itemsize for s in a.strides)
     assert t.stride(-1) == a.strides[-1] // a.itemsize
+
+
+def test_the_readme_example_runs():
+    """The README's Python example, run as written (its asserts hold)."""
+    import pathlib
+
+    readme = pathlib.Path(__file__).resolve().parents[2] / "README.md"
+    text = readme.read_text()
+    start = text.index("```python\nimport numpy as np, stridex")
+    code = text[start + len("```python\n") : text.index("```", start + 10)]
+    exec(compile(code, "README.md", "exec"), {})

@@ -179,6 +179,7 @@ scalar_tensor_ops!(f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64);
 impl<T: Numeric> Neg for &Tensor<T> {
     type Output = Tensor<T>;
 
+    #[track_caller]
     fn neg(self) -> Tensor<T> {
         Tensor::neg(self)
     }

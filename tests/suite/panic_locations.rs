@@ -96,6 +96,12 @@ fn the_shorthands_panic_at_the_callers_line_naming_themselves() {
     check("to_dtype", line!() + 1, || {
         let _ = h.to_dtype::<i32>();
     });
+    check("to_vec", line!() + 1, || {
+        let _ = h.as_view().to_vec();
+    });
+    check("contiguous", line!() + 1, || {
+        let _ = h.as_view().contiguous();
+    });
     check("map", line!() + 1, || {
         let _ = h.map(|x| x + 1.0);
     });
@@ -121,6 +127,12 @@ fn the_operators_panic_at_the_callers_line_naming_their_method() {
     });
     check("mul", line!() + 1, || {
         let _ = 2.0 * &h;
+    });
+    check("neg", line!() + 1, || {
+        let _ = -&h;
+    });
+    check("neg", line!() + 1, || {
+        let _ = -h.clone();
     });
     let ints = Tensor::from_vec(vec![1i32, 2], &[2]).unwrap();
     check("div", line!() + 1, || {
