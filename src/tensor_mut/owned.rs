@@ -26,12 +26,16 @@
 //! looks at. The rule, decided at the time of the write from who holds the storage *then*
 //! (never from how the tensor was made):
 //!
-//! | the write is to             | who else holds the storage                     | outcome       |
-//! |-----------------------------|------------------------------------------------|---------------|
-//! | anything                    | nobody                                         | in place      |
-//! | a value (not `is_view`)     | anyone                                         | copy-on-write |
-//! | a view ([`Tensor::is_view`])| only its own clones                            | copy-on-write |
-//! | a view                      | any other tensor (its base, a clone of the base, another view, a view of it) or a `Weak` | refused |
+//! | the write is to | who else holds the storage                                  | outcome |
+//! |-----------------|-------------------------------------------------------------|---------|
+//! | anything        | nobody                                                      | in place |
+//! | a value         | anyone                                                      | copy-on-write |
+//! | a view          | only its own clones                                         | copy-on-write |
+//! | a view          | its base, a clone of the base, another view, a view of it, a `Weak` | refused |
+//!
+//! (A view is a tensor with [`Tensor::is_view`]; foreign bytes, such as a memory-mapped file,
+//! are never written, so their first write copies even when nobody else holds them: Note
+//! [copy-on-write].)
 //!
 //! So a view whose base is gone is a value like any other: `arange(..)?.view(..)?`, a
 //! `reshape` that happened to be a view, `.t()` of an op's result, alone or with a snapshot
@@ -50,8 +54,10 @@
 //! on another thread can only move the decision between "refused" and "copy-on-write",
 //! never make a write reach another tensor, since whether to copy is decided afterwards by
 //! [`Storage::exclusive`] alone. A view's copy-on-write result is a value of its own
-//! (not a view). Every write on `Tensor` goes through [`Tensor::view_mut`] (`writable`
-//! below), so the rule has one home.
+//! (not a view). The cost: 16 bytes per tensor (the `OnceLock`), one small allocation at a
+//! view's first clone and one more reference-count increment per clone of a view; view ops
+//! and clones of values pay nothing more. Every write on `Tensor` goes through
+//! [`Tensor::view_mut`] (`writable` below), so the rule has one home.
 
 use super::{TensorMut, check_divisor, check_writable};
 use crate::audit::CopyReason;
