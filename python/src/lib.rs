@@ -401,8 +401,9 @@ impl PyTensor {
 
     /// A DLPack capsule of this tensor (the array API's protocol).
     ///
-    /// `max_version` >= (1, 0) gives a `"dltensor_versioned"` capsule, read-only unless
-    /// `copy=True`; otherwise a legacy `"dltensor"` capsule, which cannot be marked read-only,
+    /// `max_version` >= (1, 0) gives a `"dltensor_versioned"` capsule, marked read-only
+    /// unless `copy=True` (NumPy honours the mark; PyTorch ignores it, so a consumer that
+    /// writes should pass `copy=True`); otherwise a legacy `"dltensor"` capsule, which cannot be marked read-only,
     /// so it is a copy (`copy=None` or `True`) or a `BufferError` (`copy=False`). `stream`
     /// must be None (CPU memory has no stream) and `dl_device` the CPU, `(1, 0)`.
     #[pyo3(signature = (*, stream=None, max_version=None, dl_device=None, copy=None))]
