@@ -118,10 +118,13 @@
 //! copy in its own memory order, so no other tensor observes the write; a tensor that holds its
 //! storage alone is written in place. The copy is reported to the [`audit`] and refused inside
 //! [`audit::forbid_implicit_copies`]. A *view* ([`Tensor::is_view`]: made by `narrow`, `t`,
-//! `select`, ...) of a storage still shared is never copied on write: the write is refused
-//! ([`Error::WriteToSharedView`]), since it could not reach the tensor it was viewed from; write
-//! through that tensor's `view_mut()`, or into [`Tensor::to_owned`]. Layouts that address an
-//! element twice (`expand`, overlapping `unfold`) cannot be written.
+//! `select`, ...) is never copied on write while the tensor it was viewed from (or anything
+//! else but its own clones) still holds the storage: the write is refused
+//! ([`Error::WriteToSharedView`]), since it could not reach that tensor; write through that
+//! tensor's `view_mut()`, or into [`Tensor::to_owned`]. Only the sharing at the time of the
+//! write decides: a view whose base is gone, alone or with snapshot clones of itself, is a
+//! value like `zeros()`'s result (Note [writes to views] in `src/tensor_mut/owned.rs`).
+//! Layouts that address an element twice (`expand`, overlapping `unfold`) cannot be written.
 //!
 //! ```
 //! use stridex::Tensor;
@@ -154,7 +157,7 @@
 //! | `x[:, ::2]`, `x[::-1]`, `x[5:1:-1]` | `x.slice_step(1, .., 2)?`, `x.slice_step(0, .., -1)?` (or `x.flip(0)?`), `x.slice_step(0, 5..1, -1)?` |
 //! | `x[:, 1:3, 0]`, `x[0]`, `x[..., None]` (ndarray's `s![..]`) | `x.i(s![.., 1..3, 0])?` or `x.i((.., 1..3, 0))?`, `x.i(0)?`, `x.i(s![.., .., NewAxis])?` for 2 dims (one view: [`s!`], [`SliceItem`]) |
 //! | `x[1:, ::2, -1]`, `x.permute(-1, 0, 1)` | `x.i(s![1.., ..;2, -1])?`, `x.permute(&[-1, 0, 1])?` |
-//! | `x.sum()`, `x.mean()`, `x.max()`, `x.argmax(1)` | `x.sum()`, `x.mean()`, `x.max()?`, `x.argmax(1)?` |
+//! | `x.sum()`, `x.mean()`, `x.max()`, `x.argmax(1)` | `x.sum()`, `x.mean()`, `x.max()?`, `x.argmax(1)?` (an integer `sum()` wraps in its type; PyTorch's `int64` sum is `x.sum_all_as::<i64>()`) |
 //! | `x + 1`, `2 * x`, `x / 3`, `-x` | `&x + 1.0`, `2.0 * &x`, `&x / 3.0`, `-&x` (or `x + 1.0` ... on an owned `x`, written in place) |
 //! | `a + b`, `a / b` on results of earlier ops | `(a + b)?`, `(a / &b)?`, `(&a - b)?` (shapes may not broadcast: a `Result`; an owned operand held alone takes the result in place, no allocation) |
 //! | `x_f32 + x_f64`, `ints + floats` | `(&x32 + &x64)?` is `Tensor<f64>`, `(&i + &f)?` is `Tensor<f32>`: PyTorch's promotion ([`Promote`], [`DType::promote`]) |

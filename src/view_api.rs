@@ -160,7 +160,9 @@ macro_rules! view_ops {
     (recv: [$($recv:tt)*] $s:ident, out: $Out:ty, make: $make:literal, mut: $mut:literal) => {
         /// The same elements under a new shape, without copying
         /// ([`Layout::view`](crate::Layout::view)); one length may be `-1`, inferred from the
-        /// element count ([`ShapeArg`](crate::ShapeArg)).
+        /// element count ([`ShapeArg`](crate::ShapeArg)). An integer literal in the shape
+        /// is an `i32` unless typed otherwise, so write a length past `i32` as
+        /// `&[1usize << 40, 1 << 40]` (`&[1 << 40, 1 << 40]` does not compile).
         ///
         /// # Errors
         /// [`Error::NumelMismatch`](crate::Error::NumelMismatch), or

@@ -13,19 +13,19 @@ import pytest
 
 import stridex
 
-NUMPY_DTYPES = {
-    np.float16: "f16",
-    np.float32: "f32",
-    np.float64: "f64",
-    np.int8: "i8",
-    np.int16: "i16",
-    np.int32: "i32",
-    np.int64: "i64",
-    np.uint8: "u8",
-    np.uint16: "u16",
-    np.uint32: "u32",
-    np.uint64: "u64",
-}
+NUMPY_DTYPES = [
+    np.float16,
+    np.float32,
+    np.float64,
+    np.int8,
+    np.int16,
+    np.int32,
+    np.int64,
+    np.uint8,
+    np.uint16,
+    np.uint32,
+    np.uint64,
+]
 
 
 def addr(a):
@@ -49,11 +49,12 @@ def owned(shape=(3, 4), dtype=np.float32):
     return t, np.ascontiguousarray(a.T)
 
 
-@pytest.mark.parametrize("dtype", list(NUMPY_DTYPES))
+@pytest.mark.parametrize("dtype", NUMPY_DTYPES)
 def test_numpy_to_stridex_and_back_share_memory(dtype):
     a = np.arange(24).astype(dtype).reshape(2, 3, 4)
     t = stridex.from_dlpack(a)
-    assert (t.shape, t.strides, t.dtype) == ((2, 3, 4), (12, 4, 1), NUMPY_DTYPES[dtype])
+    assert (t.shape, t.strides, t.dtype) == ((2, 3, 4), a.strides, np.dtype(dtype).name)
+    assert t.stride() == (12, 4, 1)
     assert t.data_ptr == addr(a)
     b = np.from_dlpack(t)
     assert addr(b) == addr(a)
@@ -77,7 +78,7 @@ def test_strided_numpy_views_import_in_place(view):
     v = view(base)
     t = stridex.from_dlpack(v)
     assert t.data_ptr == addr(v)
-    assert t.strides == tuple(s // v.itemsize for s in v.strides)
+    assert t.strides == v.strides
     np.testing.assert_array_equal(np.from_dlpack(t), v)
 
 
@@ -97,7 +98,7 @@ def test_stridex_views_export_in_place_with_their_strides():
         b = np.from_dlpack(v)
         assert addr(b) == v.data_ptr
         np.testing.assert_array_equal(b, expected)
-        assert b.strides == tuple(s * b.itemsize for s in v.strides)
+        assert b.strides == v.strides
 
 
 def test_exports_are_read_only_and_imports_see_the_producers_writes():
@@ -227,7 +228,7 @@ def test_files_round_trip(tmp_path):
     loaded = stridex.load_safetensors(tmp_path / "m.safetensors")
     assert sorted(loaded) == ["b", "w"]
     np.testing.assert_array_equal(np.from_dlpack(loaded["w"]), a.T)
-    assert repr(loaded["b"]) == "stridex.Tensor(shape=[4], strides=[1], dtype=f32)"
+    assert repr(loaded["b"]) == "stridex.Tensor(shape=(4,), stride=(1,), dtype=float32)"
 
 
 # PyTorch: optional. Skipped, with the reason printed by pytest -rs, when it is not installed.
@@ -238,28 +239,94 @@ def test_torch_exchange_shares_memory():
     x = torch.arange(12, dtype=torch.float32).reshape(3, 4)
     t = stridex.from_dlpack(x.t())
     assert t.data_ptr == x.data_ptr()
-    assert t.strides == (1, 4)
+    assert t.stride() == (1, 4)
     y = torch.from_dlpack(t)
     assert y.data_ptr() == x.data_ptr()
     assert torch.equal(y, x.t())
     bf = torch.arange(4, dtype=torch.bfloat16)
-    assert stridex.from_dlpack(bf).dtype == "bf16"
+    assert stridex.from_dlpack(bf).dtype == "bfloat16"
     assert torch.equal(torch.from_dlpack(stridex.from_dlpack(bf)), bf)
 
 
-def test_torch_and_negative_strides():
-    """PyTorch tensors cannot have negative strides: depending on the version,
-    torch.from_dlpack of a flipped stridex view raises (older releases refuse negative
-    strides) or copies. Either way the values are never wrong; make the view contiguous
-    first to exchange it without a copy on the stridex side being needed."""
+def test_torch_refuses_negative_strides_and_copy_true_exchanges_them():
+    """PyTorch tensors cannot have negative strides: PyTorch 2.15 refuses the zero-copy
+    import of a flipped stridex view with a RuntimeError (what the README says). If a later
+    PyTorch accepts it, this fails: then check its values and update the README."""
     torch = pytest.importorskip("torch", reason="PyTorch is not installed")
     own, expected = owned()
     flipped = own.flip(0)
-    try:
-        y = torch.from_dlpack(flipped)
-    except (BufferError, RuntimeError, ValueError) as e:
-        print(f"torch {torch.__version__} refuses negative strides: {e}")
-    else:
-        assert torch.equal(y, torch.from_numpy(expected[::-1].copy()))
+    assert flipped.stride()[0] < 0
+    with pytest.raises(RuntimeError, match="strides"):
+        torch.from_dlpack(flipped)
+    want = torch.from_numpy(expected[::-1].copy())
+    y = torch.from_dlpack(flipped, copy=True)  # a copy with positive strides
+    assert torch.equal(y, want) and y.is_contiguous()
     y = torch.from_dlpack(flipped.contiguous())
-    assert torch.equal(y, torch.from_numpy(expected[::-1].copy()))
+    assert torch.equal(y, want) and y.data_ptr() != own.data_ptr
+
+
+def test_torch_ignores_read_only_so_copy_true_is_the_way_to_write():
+    """stridex marks a shared export read-only; PyTorch (2.15) ignores the flag, so writing
+    torch.from_dlpack(t) changes the stridex tensor (documented in the README and the
+    module docs). torch.from_dlpack(t, copy=True) is a private, writable copy."""
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    t = stridex.from_dlpack(np.zeros((2, 3), dtype=np.float32), copy=True)
+    y = torch.from_dlpack(t)
+    assert y.data_ptr() == t.data_ptr
+    y[0, 0] = 99
+    assert t.tolist()[0][0] == 99.0  # fails if PyTorch starts honouring READ_ONLY
+    before = stridex.copy_totals()[0]
+    z = torch.from_dlpack(t, copy=True)
+    assert stridex.copy_totals()[0] == before + 1
+    assert z.data_ptr() != t.data_ptr
+    z[0, 1] = 7
+    assert t.tolist()[0] == [99.0, 0.0, 0.0]
+
+
+def test_from_dlpack_takes_copy_and_device():
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    x = torch.arange(6, dtype=torch.float32).reshape(2, 3)
+    t = stridex.from_dlpack(x, device="cpu")
+    assert t.data_ptr == x.data_ptr()
+    assert stridex.from_dlpack(x, device=torch.device("cpu")).data_ptr == x.data_ptr()
+    assert stridex.from_dlpack(x, device=(1, 0), copy=False).data_ptr == x.data_ptr()
+    c = stridex.from_dlpack(x, copy=True)
+    assert c.data_ptr != x.data_ptr() and c.tolist() == x.tolist()
+    x[0, 0] = 50
+    assert c.tolist()[0][0] == 0.0 and t.tolist()[0][0] == 50.0
+    with pytest.raises(ValueError, match="device"):
+        stridex.from_dlpack(x, device="cuda")
+    a = np.arange(4, dtype=np.int32)
+    assert stridex.from_dlpack(a, copy=True).data_ptr != addr(a)
+    assert stridex.from_dlpack(a, device="cpu").data_ptr == addr(a)
+
+
+def test_copies_keep_a_channels_last_layout():
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    x = torch.arange(2 * 3 * 4 * 5, dtype=torch.float32).reshape(2, 3, 4, 5)
+    x = x.contiguous(memory_format=torch.channels_last)
+    # stridex's import copy keeps the producer's memory order ...
+    t = stridex.from_dlpack(x, copy=True)
+    assert t.data_ptr != x.data_ptr() and t.stride() == x.stride()
+    # ... and so do the copies it exports, to PyTorch and to NumPy.
+    y = torch.from_dlpack(t, copy=True)
+    assert y.is_contiguous(memory_format=torch.channels_last) and torch.equal(y, x)
+    n = np.from_dlpack(t, copy=True)
+    assert n.strides == tuple(s * 4 for s in x.stride())
+    assert n.strides == np.asarray(x).copy(order="K").strides
+
+
+def test_a_torch_bool_tensor_gets_a_torch_hint():
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    with pytest.raises(BufferError, match=r"\.to\(torch\.uint8\)"):
+        stridex.from_dlpack(torch.tensor([True, False]))
+    u = stridex.from_dlpack(torch.tensor([True, False]).to(torch.uint8))
+    assert u.tolist() == [1, 0]
+
+
+def test_torch_bfloat16_has_no_buffer_format():
+    torch = pytest.importorskip("torch", reason="PyTorch is not installed")
+    t = stridex.from_dlpack(torch.ones(2, dtype=torch.bfloat16))
+    with pytest.raises(BufferError, match="bfloat16"):
+        memoryview(t)
+    assert t.tolist() == [1.0, 1.0] and t.dtype == "bfloat16"

@@ -22,6 +22,29 @@ impl<T: fmt::Display> fmt::Display for Dims<'_, T> {
     }
 }
 
+/// The constructors, whose overflow is of the shape asked for (no stride-0 view behind it).
+const CONSTRUCTORS: &[&str] = &[
+    "zeros",
+    "ones",
+    "full",
+    "from_vec",
+    "from_slice",
+    "from_fn",
+    "from_bools",
+    "empty_strided",
+    "arange",
+    "linspace",
+    "eye",
+    "eye_rect",
+    "from_iter_with_shape",
+    "zeros_like",
+    "ones_like",
+    "full_like",
+    "load_npy",
+    "read_npy",
+    "deserialize",
+];
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -30,6 +53,17 @@ impl fmt::Display for Error {
                 "{op}: dim {dim} counts back from the end of a {ndim}-dim layout to {}, before \
                  the first dim; negative dims go from -1 (the last) to -{ndim} (the first)",
                 *dim as i128 + *ndim as i128
+            ),
+            // `diagonal()` takes no dim: say what it needs instead of naming its dim 1.
+            Error::DimOutOfRange {
+                op: "diagonal",
+                ndim,
+                ..
+            } if *ndim < 2 => write!(
+                f,
+                "diagonal: a {ndim}-dim tensor has no diagonal; diagonal() reads dims 0 and 1 \
+                 of a tensor of at least 2 dims (unsqueeze a 1-dim one, or use \
+                 diagonal_with(k, dim1, dim2))"
             ),
             Error::DimOutOfRange { op, dim, ndim } => write!(
                 f,
@@ -53,6 +87,17 @@ impl fmt::Display for Error {
                 shape.len()
             ),
             Error::RangeOutOfBounds {
+                op: "split_at",
+                dim,
+                start,
+                size,
+                ..
+            } => write!(
+                f,
+                "split_at: index {start} is past the end of dim {dim} of size {size}; split at \
+                 an index in 0..={size} (the first part takes the indices before it)"
+            ),
+            Error::RangeOutOfBounds {
                 op,
                 dim,
                 start,
@@ -71,6 +116,10 @@ impl fmt::Display for Error {
             Error::ZeroStep { op: "split", dim } => write!(
                 f,
                 "split: pieces of size 0 cannot cover dim {dim}; give a size of at least 1"
+            ),
+            Error::ZeroStep { op: "arange", .. } => f.write_str(
+                "arange: the step is 0, so the values never reach the end; give a non-zero \
+                 step (negative to count down)",
             ),
             Error::ZeroStep { op, dim } => {
                 write!(f, "{op}: step along dim {dim} must not be zero")
@@ -191,9 +240,17 @@ impl fmt::Display for Error {
                 }
                 f.write_str(
                     " overflows: its element count, its size in bytes or a storage offset \
-                     exceeds isize::MAX; use smaller sizes (a view this large exists only \
-                     through stride-0 dims and cannot be materialised)",
-                )
+                     exceeds isize::MAX; use smaller sizes",
+                )?;
+                // A constructor makes what it is asked for; only an op's result can come from
+                // a huge view of few elements.
+                match CONSTRUCTORS.contains(op) {
+                    true => Ok(()),
+                    false => f.write_str(
+                        " (a view this large exists only through stride-0 dims and cannot be \
+                         materialised)",
+                    ),
+                }
             }
             Error::NegativeOffset {
                 op,
@@ -448,11 +505,15 @@ impl fmt::Display for Error {
             ),
             Error::WriteToSharedView { op, shape, holders } => write!(
                 f,
-                "{op}: this tensor (shape {}) is a view that shares its storage with {} other \
-                 tensor(s), so the write would go to a private copy and the tensor it was \
-                 viewed from would not change; to write into that tensor, borrow it mutably \
-                 and apply the same view ops (base.view_mut()?.narrow(..)?.{op}(..)), or, for \
-                 a private copy to write, call .to_owned() on the view first",
+                "{op}: this tensor (shape {}) is a view, and a tensor other than its own \
+                 clones (the tensor it was viewed from, or another view of it; {} holder(s) \
+                 of the storage besides this one) still holds its storage, so the write would \
+                 go to a private copy and that tensor would not change; to write into the \
+                 tensor it was viewed from, borrow it mutably and apply the same view ops \
+                 (for `let col = base.narrow(1, 1, 1)?`: \
+                 `base.view_mut()?.narrow(1, 1, 1)?.fill(7.0)?`), or, for a private copy to \
+                 write, call `.to_owned()` on the view first (`let mut col = \
+                 col.to_owned(); col.fill(7.0)?`)",
                 Dims(shape),
                 holders.saturating_sub(1)
             ),

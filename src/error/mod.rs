@@ -4,6 +4,9 @@
 //! involved, so that the message alone tells a user what happened and what to do instead.
 
 mod message;
+mod or_panic;
+
+pub(crate) use or_panic::OrPanic;
 
 use crate::copy_reason::CopyReason;
 
@@ -424,15 +427,35 @@ pub enum Error {
         /// The size of that dim (the element count for a flat index).
         size: usize,
     },
-    /// A write to a tensor made by a view op while its storage is still shared with the tensor
-    /// it was viewed from (or other views): a copy-on-write would leave that tensor unchanged,
-    /// which is almost never what a write to a view means, so it is refused.
+    /// A write to a tensor made by a view op while its storage is still held by a tensor
+    /// other than its own clones (the tensor it was viewed from, another view): a
+    /// copy-on-write would leave that tensor unchanged, which is almost never what a write to
+    /// a view means, so it is refused. The message's two ways out, run:
+    ///
+    /// ```
+    /// use stridex::{Error, Tensor};
+    /// let mut base = Tensor::<f32>::zeros(&[3, 4])?;
+    /// let col = base.narrow(1, 1, 1)?;
+    /// let mut refused = col.clone();
+    /// assert!(matches!(refused.fill(7.0), Err(Error::WriteToSharedView { .. })));
+    /// drop(refused);
+    /// // A private copy to write:
+    /// let mut private = col.to_owned();
+    /// private.fill(7.0)?;
+    /// assert_eq!(private.to_vec(), vec![7.0; 3]);
+    /// // Or write into the base through the same view ops:
+    /// drop(col);
+    /// base.view_mut()?.narrow(1, 1, 1)?.fill(7.0)?;
+    /// assert_eq!(base.get(&[2, 1])?, 7.0);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
     WriteToSharedView {
         /// The write asked for, e.g. `"fill"`.
         op: &'static str,
         /// The view's shape.
         shape: Vec<usize>,
-        /// How many tensors (including this view) hold the storage.
+        /// How many holders the storage has, this view included (its clones, the tensors
+        /// that are not, and `Weak` references).
         holders: usize,
     },
     /// An item of a multi-dim index (`i`, [`s!`](crate::s)) that does not fit the layout:

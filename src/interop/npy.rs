@@ -272,6 +272,7 @@ fn read_from<R: Read>(
         fortran_order,
         big_endian: descr.big_endian,
         exact: file_len.is_some(),
+        op,
     };
     let data_err = |e: std::io::Error| {
         if e.kind() == std::io::ErrorKind::UnexpectedEof {
@@ -308,6 +309,8 @@ struct ReadSpec<'a> {
     big_endian: bool,
     /// The data is known to be there (the file is long enough): allocate it in one piece.
     exact: bool,
+    /// The function the user called (`load_npy`, `read_npy`), named in shape errors.
+    op: &'static str,
 }
 
 impl ReadSpec<'_> {
@@ -336,12 +339,14 @@ impl ReadSpec<'_> {
             swap_byte_order(bytemuck::cast_slice_mut(&mut v), std::mem::size_of::<T>());
         }
         if !self.fortran_order || self.shape.len() < 2 {
-            return Tensor::from_vec(v, self.shape);
+            return Tensor::from_vec(v, self.shape).map_err(|e| e.with_op(self.op));
         }
         // Column-major data is the row-major tensor of the reversed shape; reversing its dims
         // again gives the logical tensor as a view, with no reordering copy.
         let reversed_shape: Vec<usize> = self.shape.iter().rev().copied().collect();
         let dims: Vec<usize> = (0..self.shape.len()).rev().collect();
-        Tensor::from_vec(v, &reversed_shape)?.permute(&dims)
+        Tensor::from_vec(v, &reversed_shape)
+            .map_err(|e| e.with_op(self.op))?
+            .permute(&dims)
     }
 }

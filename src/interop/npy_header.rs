@@ -124,6 +124,17 @@ impl Value {
     }
 }
 
+/// The keys of a `.npy` header, each given exactly once.
+const KEYS: [&str; 3] = ["descr", "fortran_order", "shape"];
+
+/// The message for a key that is not one of [`KEYS`].
+fn unknown_key(key: &str) -> String {
+    format!(
+        "the header has a key '{key}'; a .npy header has exactly 'descr', 'fortran_order' and \
+         'shape'"
+    )
+}
+
 /// Parses the header text (after the length field); see the [module docs](self).
 pub(super) fn parse_header(text: &str) -> std::result::Result<Header, HeaderError> {
     let entries = Parser::new(text).dict().map_err(HeaderError::Malformed)?;
@@ -133,12 +144,7 @@ pub(super) fn parse_header(text: &str) -> std::result::Result<Header, HeaderErro
             "descr" => &mut descr,
             "fortran_order" => &mut fortran_order,
             "shape" => &mut shape,
-            other => {
-                return Err(HeaderError::Malformed(format!(
-                    "the header has a key '{other}'; a .npy header has exactly 'descr', \
-                     'fortran_order' and 'shape'"
-                )));
-            }
+            other => return Err(HeaderError::Malformed(unknown_key(other))),
         };
         if slot.replace(value).is_some() {
             return Err(HeaderError::Malformed(format!(
@@ -308,8 +314,14 @@ impl<'a> Parser<'a> {
                 break;
             }
             let key = self.string()?;
+            if !KEYS.contains(&key.as_str()) {
+                // Said before its value is parsed: that value may be anything.
+                return Err(unknown_key(&key));
+            }
             self.expect(b':', &format!("':' after the key '{key}'"))?;
-            let value = self.value()?;
+            let value = self
+                .value()
+                .map_err(|e| format!("the value of '{key}': {e}"))?;
             entries.push((key, value));
             self.skip_ws();
             match self.peek() {
@@ -516,7 +528,19 @@ mod tests {
             ),
             (
                 "{'descr': '<f4', 'fortran_order': 0, 'shape': ()}",
-                "needs a value",
+                "the value of 'fortran_order': the header needs a value",
+            ),
+            (
+                "{'descr': '<f4', 'fortran_order': false, 'shape': (2,)}",
+                "the value of 'fortran_order'",
+            ),
+            (
+                "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'extra': 1}",
+                "key 'extra'",
+            ),
+            (
+                "{'descr': '<f4', 'version': 1.0, 'fortran_order': False, 'shape': (2,)}",
+                "key 'version'",
             ),
             (
                 "{'descr': '<f4', 'fortran_order': 'no', 'shape': ()}",

@@ -462,7 +462,13 @@ fn write_file(
         views.push((name.to_string(), WriteView::new(&tensor.to_dyn())?));
     }
     ::safetensors::serialize_to_file(views, metadata, path).map_err(|e| match e {
-        ::safetensors::SafeTensorError::IoError(e) => io_error(op, &label, &e),
+        // The writer's temporary file is its own business: its path (`.tmpXXXX` next to
+        // `path`, which the `tempfile` crate appends) is cut from the message.
+        ::safetensors::SafeTensorError::IoError(e) => {
+            let text = e.to_string();
+            let text = text.split(" at path ").next().unwrap_or(&text);
+            io_error(op, &label, &std::io::Error::new(e.kind(), text))
+        }
         other => Error::InvalidArgument {
             op,
             message: format!("the safetensors writer refused the tensors: {other}"),
@@ -593,6 +599,12 @@ where
     let text = std::str::from_utf8(header)
         .map_err(|e| malformed(format!("the header is not UTF-8 text ({e})")))?;
     let metadata: Metadata = serde_json::from_str(text).map_err(|e| {
+        // The parser's message names the safetensors crate's private struct; say what it
+        // is instead.
+        let e = e
+            .to_string()
+            .replace("struct HashMetadata", "a JSON object of tensors")
+            .replace("HashMetadata", "the header");
         malformed(format!(
             "the JSON header is not valid: {e}; each entry needs a dtype, a shape and \
              data_offsets that follow the previous tensor's with no gap or overlap"

@@ -156,7 +156,7 @@ impl<T: Element> TensorVisitor<T> {
         if need != Some(data.len()) {
             return Err(E::custom(numel_message::<T>(&shape, need, data.len())));
         }
-        Tensor::from_vec(data, &shape).map_err(E::custom)
+        Tensor::from_vec(data, &shape).map_err(|e| E::custom(e.with_op("deserialize")))
     }
 }
 

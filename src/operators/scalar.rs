@@ -13,14 +13,16 @@ use std::ops::{Add, Div, Mul, Neg, Sub};
 use half::{bf16, f16};
 
 use super::{Op, map_in_place, result_of, reusable};
+use crate::error::OrPanic;
 use crate::error::{Error, Result};
 use crate::scalar::Numeric;
 use crate::tensor::Tensor;
 
-/// Unwraps an operator's result: the operators with a scalar document their panics.
+/// Unwraps an operator's result: the operators with a scalar document their panics, which
+/// name the operator's method (`add`, `div`, ...) and the user's line.
 #[track_caller]
-fn or_panic<T>(r: Result<T>) -> T {
-    r.unwrap_or_else(|e| panic!("{e}"))
+fn or_panic<T>(r: Result<T>, op: Op) -> T {
+    r.or_panic(op.name())
 }
 
 /// Refuses an integer division by zero of `a op s` or `s op a` (`scalar_left`).
@@ -86,7 +88,7 @@ macro_rules! tensor_scalar_ops {
             #[track_caller]
             fn $method(self, rhs: T) -> Tensor<T> {
                 let $s = rhs;
-                or_panic(apply_ref(Op::$op, self, rhs, false, move |$x: T| $f))
+                or_panic(apply_ref(Op::$op, self, rhs, false, move |$x: T| $f), Op::$op)
             }
         }
 
@@ -110,7 +112,7 @@ macro_rules! tensor_scalar_ops {
             #[track_caller]
             fn $method(self, rhs: T) -> Tensor<T> {
                 let $s = rhs;
-                or_panic(apply(Op::$op, self, rhs, false, move |$x: T| $f))
+                or_panic(apply(Op::$op, self, rhs, false, move |$x: T| $f), Op::$op)
             }
         }
     )*};
@@ -145,7 +147,7 @@ macro_rules! scalar_tensor_ops {
             #[track_caller]
             fn $method(self, rhs: &Tensor<$t>) -> Tensor<$t> {
                 let $s = self;
-                or_panic(apply_ref(Op::$op, rhs, self, true, move |$x: $t| $f))
+                or_panic(apply_ref(Op::$op, rhs, self, true, move |$x: $t| $f), Op::$op)
             }
         }
 
@@ -159,7 +161,7 @@ macro_rules! scalar_tensor_ops {
             #[track_caller]
             fn $method(self, rhs: Tensor<$t>) -> Tensor<$t> {
                 let $s = self;
-                or_panic(apply(Op::$op, rhs, self, true, move |$x: $t| $f))
+                or_panic(apply(Op::$op, rhs, self, true, move |$x: $t| $f), Op::$op)
             }
         }
     )*};
@@ -177,6 +179,7 @@ scalar_tensor_ops!(f32, f64, f16, bf16, i8, i16, i32, i64, u8, u16, u32, u64);
 impl<T: Numeric> Neg for &Tensor<T> {
     type Output = Tensor<T>;
 
+    #[track_caller]
     fn neg(self) -> Tensor<T> {
         Tensor::neg(self)
     }

@@ -5,6 +5,7 @@ use std::iter::FusedIterator;
 use super::Tensor;
 use crate::audit::{self, CopyReason};
 use crate::element::Element;
+use crate::error::OrPanic;
 use crate::error::Result;
 use crate::kernels::copy;
 
@@ -59,7 +60,7 @@ impl<T: Element> Tensor<T> {
     /// ```
     #[track_caller]
     pub fn to_vec(&self) -> Vec<T> {
-        self.try_to_vec().unwrap_or_else(|e| panic!("{e}"))
+        self.try_to_vec().or_panic("to_vec")
     }
 
     /// [`Tensor::to_vec`] returning an `Err` where `to_vec` panics. The `Vec` is allocated with

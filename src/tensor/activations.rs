@@ -176,8 +176,9 @@ impl<T: ToFloat> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn sigmoid(&self) -> Tensor<T::Float> {
-        self.map(|x| sigmoid(x.to_float()))
+        self.map_as("sigmoid", |x| sigmoid(x.to_float()))
     }
 
     /// GELU in its exact form, `x/2 · (1 + erf(x/√2))` (PyTorch's default
@@ -200,8 +201,9 @@ impl<T: ToFloat> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn gelu(&self) -> Tensor<T::Float> {
-        self.map(|x| via_f64(x.to_float(), gelu_f64))
+        self.map_as("gelu", |x| via_f64(x.to_float(), gelu_f64))
     }
 
     /// GELU in its tanh approximation, `x/2 · (1 + tanh(√(2/π) · (x + 0.044715 x³)))`
@@ -221,11 +223,12 @@ impl<T: ToFloat> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn gelu_tanh(&self) -> Tensor<T::Float> {
         let c = |v: f64| <T::Float as NumCast>::from(v).unwrap_or_else(T::Float::nan);
         let (half, one) = (c(0.5), c(1.0));
         let (k0, k1) = (c(0.797_884_560_802_865_4), c(0.044_715)); // √(2/π), 0.044715
-        self.map(move |x| {
+        self.map_as("gelu_tanh", move |x| {
             let x = x.to_float();
             half * x * (one + (k0 * (x + k1 * x * x * x)).tanh())
         })
@@ -245,8 +248,9 @@ impl<T: ToFloat> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn silu(&self) -> Tensor<T::Float> {
-        self.map(|x| {
+        self.map_as("silu", |x| {
             let x = x.to_float();
             x * sigmoid(x)
         })
@@ -270,8 +274,9 @@ impl<T: ToFloat> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn erf(&self) -> Tensor<T::Float> {
-        self.map(|x| via_f64(x.to_float(), erf_f64))
+        self.map_as("erf", |x| via_f64(x.to_float(), erf_f64))
     }
 
     /// The complementary error function `1 - erf(x)` of every element, accurate also where it
@@ -291,8 +296,9 @@ impl<T: ToFloat> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn erfc(&self) -> Tensor<T::Float> {
-        self.map(|x| via_f64(x.to_float(), erfc_f64))
+        self.map_as("erfc", |x| via_f64(x.to_float(), erfc_f64))
     }
 }
 

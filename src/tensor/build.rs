@@ -183,8 +183,9 @@ impl<T: Element> Tensor<T> {
     /// ([`Layout::dense_like`]); the border is filled and the input copied in one pass.
     ///
     /// # Errors
-    /// [`Error::RankMismatch`] unless there is one pair per dim, [`Error::Overflow`] if a padded
-    /// size overflows, [`Error::Alloc`].
+    /// [`Error::RankMismatch`] unless there is one pair per dim,
+    /// [`Error::InvalidArgument`] naming the dim whose pads take its size past `usize::MAX`,
+    /// [`Error::Overflow`] if the padded tensor is too large, [`Error::Alloc`].
     ///
     /// ```
     /// use stridex::Tensor;
@@ -208,13 +209,19 @@ impl<T: Element> Tensor<T> {
             .shape()
             .iter()
             .zip(pads)
-            .map(|(&n, &(b, a))| n.checked_add(b)?.checked_add(a))
-            .collect::<Option<Vec<usize>>>()
-            .ok_or_else(|| Error::Overflow {
-                op: "pad",
-                shape: self.shape().to_vec(),
-                strides: vec![],
-            })?;
+            .enumerate()
+            .map(|(d, (&n, &(b, a)))| {
+                n.checked_add(b)
+                    .and_then(|m| m.checked_add(a))
+                    .ok_or_else(|| Error::InvalidArgument {
+                        op: "pad",
+                        message: format!(
+                            "the pads ({b}, {a}) of dim {d} (size {n}) make a size past \
+                             usize::MAX; give smaller pads"
+                        ),
+                    })
+            })
+            .collect::<Result<Vec<usize>>>()?;
         let named = |e: Error| e.named("pad");
         let out = self.layout.dense_like_with_shape(&shape).map_err(named)?;
         audit::note_explicit_copy(CopyReason::Assemble, T::DTYPE, &self.layout, &out);

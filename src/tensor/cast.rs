@@ -29,11 +29,12 @@ impl<T: Element> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn cast<U: Element>(&self) -> Tensor<U>
     where
         T: AsPrimitive<U>,
     {
-        self.map(|x| x.as_())
+        self.map_as("cast", |x| x.as_())
     }
 
     /// [`Tensor::cast`] returning allocation failure as an `Err`.
@@ -76,12 +77,13 @@ impl<T: ToFloat> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn to_float(&self) -> Cow<'_, Tensor<T::Float>> {
         // A float tensor is its own float form: borrowed (the downcast succeeds exactly when
         // `T::Float` is `T`, decided at compile time).
         match (self as &dyn std::any::Any).downcast_ref::<Tensor<T::Float>>() {
             Some(same) => Cow::Borrowed(same),
-            None => Cow::Owned(self.map(T::to_float)),
+            None => Cow::Owned(self.map_as("to_float", T::to_float)),
         }
     }
 }

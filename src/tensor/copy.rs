@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::Tensor;
 use crate::audit::{self, CopyReason};
 use crate::element::Element;
+use crate::error::OrPanic;
 use crate::error::{Error, Result};
 use crate::kernels::copy;
 use crate::layout::Layout;
@@ -32,7 +33,7 @@ impl<T: Element> Tensor<T> {
     #[must_use]
     pub fn contiguous(&self) -> Tensor<T> {
         // The error already names `contiguous`.
-        self.try_contiguous().unwrap_or_else(|e| panic!("{e}"))
+        self.try_contiguous().or_panic("contiguous")
     }
 
     /// [`Tensor::contiguous`] returning allocation failure as an `Err`.
@@ -80,7 +81,7 @@ impl<T: Element> Tensor<T> {
     #[track_caller]
     #[must_use]
     pub fn to_owned(&self) -> Tensor<T> {
-        self.try_to_owned().unwrap_or_else(|e| panic!("{e}"))
+        self.try_to_owned().or_panic("to_owned")
     }
 
     /// [`Tensor::to_owned`] returning a failure as an `Err`.

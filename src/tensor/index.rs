@@ -24,6 +24,7 @@
 
 use super::Tensor;
 use crate::element::Element;
+use crate::error::OrPanic;
 use crate::error::{Error, Result};
 use crate::kernels::gather;
 use crate::scalar::{IntElement, Numeric};
@@ -346,10 +347,11 @@ impl<T: Element> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn nonzero(&self) -> Tensor<i64> {
         gather::nonzero(self.src())
             .map(Tensor::fresh)
-            .unwrap_or_else(|e| panic!("nonzero: {e}"))
+            .or_panic("nonzero")
     }
 
     /// The elements of `self` at positions of its row-major flattening (PyTorch's `take`):

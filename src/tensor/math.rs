@@ -79,8 +79,9 @@ impl<T: ToFloat> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn powf(&self, exponent: T::Float) -> Tensor<T::Float> {
-        self.map(move |x| x.to_float().powf(exponent))
+        self.map_as("powf", move |x| x.to_float().powf(exponent))
     }
 
     /// Hyperbolic tangent of every element.
@@ -97,8 +98,9 @@ impl<T: ToFloat> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn tanh(&self) -> Tensor<T::Float> {
-        self.map(|x| x.to_float().tanh())
+        self.map_as("tanh", |x| x.to_float().tanh())
     }
 
     /// Sine of every element (radians).
@@ -115,8 +117,9 @@ impl<T: ToFloat> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn sin(&self) -> Tensor<T::Float> {
-        self.map(|x| x.to_float().sin())
+        self.map_as("sin", |x| x.to_float().sin())
     }
 
     /// Cosine of every element (radians).
@@ -133,8 +136,9 @@ impl<T: ToFloat> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn cos(&self) -> Tensor<T::Float> {
-        self.map(|x| x.to_float().cos())
+        self.map_as("cos", |x| x.to_float().cos())
     }
 
     /// `1 / x` for every element (`inf` at 0).
@@ -151,8 +155,9 @@ impl<T: ToFloat> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn recip(&self) -> Tensor<T::Float> {
-        self.map(|x| x.to_float().recip())
+        self.map_as("recip", |x| x.to_float().recip())
     }
 
     /// `1 / √x` for every element (`inf` at 0, NaN for negative elements).
@@ -169,8 +174,9 @@ impl<T: ToFloat> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn rsqrt(&self) -> Tensor<T::Float> {
-        self.map(|x| x.to_float().sqrt().recip())
+        self.map_as("rsqrt", |x| x.to_float().sqrt().recip())
     }
 
     /// `ln(1 + x)` for every element, accurate for small `x`.
@@ -187,8 +193,9 @@ impl<T: ToFloat> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn log1p(&self) -> Tensor<T::Float> {
-        self.map(|x| x.to_float().ln_1p())
+        self.map_as("log1p", |x| x.to_float().ln_1p())
     }
 
     /// `e^x - 1` for every element, accurate for small `x`.
@@ -205,8 +212,9 @@ impl<T: ToFloat> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn expm1(&self) -> Tensor<T::Float> {
-        self.map(|x| x.to_float().exp_m1())
+        self.map_as("expm1", |x| x.to_float().exp_m1())
     }
 }
 
@@ -231,8 +239,9 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn floor(&self) -> Tensor<T> {
-        self.map(T::elem_floor)
+        self.map_as("floor", T::elem_floor)
     }
 
     /// The smallest integer not below each element.
@@ -250,8 +259,9 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn ceil(&self) -> Tensor<T> {
-        self.map(T::elem_ceil)
+        self.map_as("ceil", T::elem_ceil)
     }
 
     /// Each element rounded to the nearest integer, halfway cases **away from zero**
@@ -271,8 +281,9 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn round(&self) -> Tensor<T> {
-        self.map(T::elem_round)
+        self.map_as("round", T::elem_round)
     }
 
     /// `max(x, 0)` for every element; NaN stays NaN (as in PyTorch). For unsigned integers
@@ -291,8 +302,9 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn relu(&self) -> Tensor<T> {
-        self.map(|x| {
+        self.map_as("relu", |x| {
             if x > T::zero() || x.elem_is_nan() {
                 x
             } else {
@@ -319,8 +331,9 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn clamp(&self, min: T, max: T) -> Tensor<T> {
-        self.map(move |x| x.elem_max(min).elem_min(max))
+        self.map_as("clamp", move |x| x.elem_max(min).elem_min(max))
     }
 
     /// 1 where the element is NaN, 0 elsewhere (always 0 for integers).
@@ -334,8 +347,9 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn isnan(&self) -> Tensor<u8> {
-        self.map(|x| u8::from(x.elem_is_nan()))
+        self.map_as("isnan", |x| u8::from(x.elem_is_nan()))
     }
 
     /// 1 where the element is `+inf` or `-inf`, 0 elsewhere (always 0 for integers).
@@ -350,10 +364,13 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn isinf(&self) -> Tensor<u8> {
         let float = !is_integer::<T>();
         // For floats, HIGHEST and LOWEST are the infinities.
-        self.map(move |x| u8::from(float && (x == T::HIGHEST || x == T::LOWEST)))
+        self.map_as("isinf", move |x| {
+            u8::from(float && (x == T::HIGHEST || x == T::LOWEST))
+        })
     }
 
     /// 1 where the element is neither NaN nor infinite, 0 elsewhere (always 1 for integers).
@@ -367,9 +384,10 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn isfinite(&self) -> Tensor<u8> {
         let float = !is_integer::<T>();
-        self.map(move |x| {
+        self.map_as("isfinite", move |x| {
             let inf = float && (x == T::HIGHEST || x == T::LOWEST);
             u8::from(!inf && !x.elem_is_nan())
         })

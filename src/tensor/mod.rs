@@ -42,7 +42,7 @@ pub use chain::TensorResult;
 pub use copy_policy::{CopyPolicy, MaybeCopied};
 pub use stats::{Norm, NormOrder};
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::audit::{self, CopyReason};
 use crate::element::Element;
@@ -70,15 +70,38 @@ use crate::storage::Storage;
 // and the word-sized edits of a view op cover the same bytes in the same pieces; with the
 // fields reordered, a view op's one-word edit followed by a 16-byte copy of a piece that
 // straddles it defeats store-to-load forwarding (`t()`: 38 against 28 ns on Zen 3).
-#[derive(Clone)]
 #[repr(C)]
 pub struct Tensor<T: Element> {
     storage: Arc<Storage<T>>,
     layout: Layout,
+    /// For a view, the token its clones share (made at its first clone, so a view op
+    /// allocates nothing): its strong count is the number of live tensors that are this view
+    /// or its clones. Empty for a value. See the Note [writes to views] in
+    /// `src/tensor_mut/owned.rs`.
+    clones: OnceLock<Arc<()>>,
     /// Whether a view op made this tensor from another one (kept by clones): a write to a
-    /// view whose storage is still shared is refused instead of copied, see the Note
-    /// [writes to views] in `src/tensor_mut/owned.rs`.
+    /// view whose storage is shared with a tensor other than its own clones is refused
+    /// instead of copied, see the Note [writes to views] in `src/tensor_mut/owned.rs`.
     view: bool,
+}
+
+impl<T: Element> Clone for Tensor<T> {
+    /// Another handle on the same elements: an `Arc` increment and a copy of the layout. A
+    /// clone of a view joins the view's clones (Note [writes to views]).
+    #[inline]
+    fn clone(&self) -> Tensor<T> {
+        let clones = if self.view {
+            OnceLock::from(Arc::clone(self.clones.get_or_init(|| Arc::new(()))))
+        } else {
+            OnceLock::new()
+        };
+        Tensor {
+            storage: Arc::clone(&self.storage),
+            layout: self.layout.clone(),
+            clones,
+            view: self.view,
+        }
+    }
 }
 
 impl<T: Element> Tensor<T> {
@@ -89,6 +112,7 @@ impl<T: Element> Tensor<T> {
         Tensor {
             storage,
             layout,
+            clones: OnceLock::new(),
             view: false,
         }
     }
@@ -101,15 +125,17 @@ impl<T: Element> Tensor<T> {
         Tensor {
             storage,
             layout,
+            clones: OnceLock::new(),
             view: true,
         }
     }
 
     /// Whether this tensor was made from another one by a view op (`narrow`, `t`, `view`,
     /// `select`, `split`, ..., or a clone of such a tensor) and so shares its storage. While
-    /// that storage is still shared, writes to a view are refused (see
-    /// [`Tensor::view_mut`]); fresh results, constructors and [`Tensor::to_owned`] are not
-    /// views.
+    /// a tensor other than its own clones (the tensor it was viewed from, another view) still
+    /// holds that storage, writes to a view are refused (see [`Tensor::view_mut`]); fresh
+    /// results, constructors and [`Tensor::to_owned`] are not views, and a view becomes a
+    /// value of its own at its first copy-on-write.
     ///
     /// ```
     /// let a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
@@ -120,6 +146,14 @@ impl<T: Element> Tensor<T> {
     #[must_use]
     pub fn is_view(&self) -> bool {
         self.view
+    }
+
+    /// For a view, how many live tensors are this view or its clones (at least 1); `None`
+    /// for a value. The write path compares it with the storage's holders (Note [writes to
+    /// views] in `src/tensor_mut/owned.rs`).
+    pub(crate) fn view_and_clones(&self) -> Option<usize> {
+        self.view
+            .then(|| self.clones.get().map_or(1, Arc::strong_count))
     }
 
     /// A row-major tensor owning `data`'s buffer: no copy, so the peak memory is the data's
@@ -176,7 +210,9 @@ impl<T: Element> Tensor<T> {
                 need,
             });
         }
-        Layout::contiguous(shape)
+        // A zero-size shape passes the count check whatever its other sizes; their strides
+        // may still overflow, which is this constructor's error, not `contiguous`'s.
+        Layout::contiguous(shape).map_err(|e| e.with_op(op))
     }
 
     /// A row-major tensor of `shape` filled with `value`.

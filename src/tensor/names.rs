@@ -13,14 +13,26 @@ use crate::matmul::MatmulElement;
 use crate::scalar::{Numeric, ToFloat};
 
 impl<T: Numeric> Tensor<T> {
-    /// Sum of every element ([`Tensor::sum_all`]; PyTorch's `x.sum()`).
+    /// Sum of every element in the element type ([`Tensor::sum_all`]): PyTorch's `x.sum()`
+    /// for floats, but an integer sum *wraps* at the element type's width, where PyTorch
+    /// widens integer and bool sums to `int64`. For PyTorch's integer result, sum in `i64`:
+    /// [`Tensor::sum_all_as::<i64>()`](Tensor::sum_all_as) (no copy), or convert first with
+    /// `to_dtype::<i64>().sum()`.
+    ///
+    /// # Panics
+    /// As [`Tensor::sum_all`].
     ///
     /// ```
     /// let a = stridex::Tensor::from_vec(vec![1, 2, 3, 4], &[2, 2])?;
     /// assert_eq!(a.sum(), 10);
+    /// let ones = stridex::Tensor::full(&[300], 1u8)?;
+    /// assert_eq!(ones.sum(), 44); // 300 wraps in u8
+    /// assert_eq!(ones.sum_all_as::<i64>(), 300); // PyTorch's ones.sum()
+    /// assert_eq!(ones.to_dtype::<i64>().sum(), 300);
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn sum(&self) -> T {
         self.sum_all()
     }
@@ -95,6 +107,7 @@ impl<T: ToFloat> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn mean(&self) -> T::Float {
         self.mean_all()
     }
@@ -116,11 +129,12 @@ impl<T: Element> Tensor<T> {
     #[must_use]
     #[doc(alias = "to")]
     #[doc(alias = "astype")]
+    #[track_caller]
     pub fn to_dtype<U: Element>(&self) -> Tensor<U>
     where
         T: AsPrimitive<U>,
     {
-        self.cast()
+        self.map_as("to_dtype", |x| x.as_())
     }
 }
 

@@ -15,6 +15,7 @@ use num_traits::Float;
 
 use super::Tensor;
 use crate::element::Element;
+use crate::error::OrPanic;
 use crate::error::{Error, Result};
 use crate::kernels::elementwise::{self, Src};
 use crate::layout::Layout;
@@ -61,8 +62,20 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(b.to_vec(), vec![0.5, 1.5, 1.0, 2.0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[track_caller]
     pub fn map<U: Element, F: Fn(T) -> U + Sync>(&self, f: F) -> Tensor<U> {
-        self.try_map(f).unwrap_or_else(|e| panic!("map: {e}"))
+        self.map_as("map", f)
+    }
+
+    /// [`Tensor::map`] for the shorthand `op` the user called (`add_scalar`, `cast`, ...),
+    /// which its panic names (at the user's line: the shorthand is `#[track_caller]` too).
+    #[track_caller]
+    pub(crate) fn map_as<U: Element, F: Fn(T) -> U + Sync>(
+        &self,
+        op: &'static str,
+        f: F,
+    ) -> Tensor<U> {
+        self.try_map(f).or_panic(op)
     }
 
     /// [`Tensor::map`] returning allocation failure as an `Err`.
@@ -209,8 +222,9 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn add_scalar(&self, value: T) -> Tensor<T> {
-        self.map(|x| x.elem_add(value))
+        self.map_as("add_scalar", |x| x.elem_add(value))
     }
 
     /// `self - value` for every element; integers wrap.
@@ -224,8 +238,9 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn sub_scalar(&self, value: T) -> Tensor<T> {
-        self.map(|x| x.elem_sub(value))
+        self.map_as("sub_scalar", |x| x.elem_sub(value))
     }
 
     /// `self * value` for every element; integers wrap.
@@ -239,8 +254,9 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn mul_scalar(&self, value: T) -> Tensor<T> {
-        self.map(|x| x.elem_mul(value))
+        self.map_as("mul_scalar", |x| x.elem_mul(value))
     }
 
     /// `self / value` for every element, with the semantics of [`Tensor::div`].
@@ -272,8 +288,9 @@ impl<T: Numeric> Tensor<T> {
     /// ```
     #[allow(clippy::should_implement_trait)] // `Neg` is implemented for `&Tensor` too.
     #[must_use]
+    #[track_caller]
     pub fn neg(&self) -> Tensor<T> {
-        self.map(T::elem_neg)
+        self.map_as("neg", T::elem_neg)
     }
 
     /// `|x|` for every element; `MIN` of a signed integer type stays `MIN` (wrapping).
@@ -287,8 +304,9 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn abs(&self) -> Tensor<T> {
-        self.map(T::elem_abs)
+        self.map_as("abs", T::elem_abs)
     }
 
     /// The elementwise larger of `self` and `other`, broadcasting; NaN if either is NaN.
@@ -339,8 +357,9 @@ impl<T: ToFloat> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn sqrt(&self) -> Tensor<T::Float> {
-        self.map(|x| x.to_float().sqrt())
+        self.map_as("sqrt", |x| x.to_float().sqrt())
     }
 
     /// `e^x` for every element. Integer inputs give `Tensor<f32>` (converted as
@@ -357,8 +376,9 @@ impl<T: ToFloat> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn exp(&self) -> Tensor<T::Float> {
-        self.map(|x| x.to_float().exp())
+        self.map_as("exp", |x| x.to_float().exp())
     }
 
     /// Natural logarithm of every element (`-inf` at 0, NaN for negative elements). Integer
@@ -375,8 +395,9 @@ impl<T: ToFloat> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn ln(&self) -> Tensor<T::Float> {
-        self.map(|x| x.to_float().ln())
+        self.map_as("ln", |x| x.to_float().ln())
     }
 }
 

@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use super::Tensor;
 use crate::element::{DType, Element};
+use crate::error::OrPanic;
 use crate::error::{Error, Result};
 use crate::iter::{ReducePlan, element_count};
 use crate::kernels::reduce::reduce;
@@ -155,12 +156,12 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn sum_all(&self) -> T {
         if let Some((stored, n)) = self.stored_elements_for_sum() {
             return repeated(stored.sum_all(), n, T::zero(), T::elem_add);
         }
-        self.reduce_all("sum", &Sum, false)
-            .unwrap_or_else(|e| panic!("sum_all: {e}"))
+        self.reduce_all("sum", &Sum, false).or_panic("sum_all")
     }
 
     /// Product over `dim` (wrapping for integers; 1 over no elements).
@@ -206,12 +207,12 @@ impl<T: Numeric> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn prod_all(&self) -> T {
         if let Some((stored, n)) = self.stored_elements_for_sum() {
             return repeated(stored.prod_all(), n, T::one(), T::elem_mul);
         }
-        self.reduce_all("prod", &Prod, false)
-            .unwrap_or_else(|e| panic!("prod_all: {e}"))
+        self.reduce_all("prod", &Prod, false).or_panic("prod_all")
     }
 
     /// Maximum over `dim`; NaN if the reduced elements contain a NaN.
@@ -469,6 +470,7 @@ impl<T: ToFloat> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn mean_all(&self) -> T::Float {
         if let Some((stored, _)) = self.stored_elements_for_sum() {
             // Every stored element repeats equally often (and only these are converted).
@@ -476,7 +478,7 @@ impl<T: ToFloat> Tensor<T> {
         }
         self.to_float()
             .reduce_all("mean", &Mean, false)
-            .unwrap_or_else(|e| panic!("mean_all: {e}"))
+            .or_panic("mean_all")
     }
 }
 

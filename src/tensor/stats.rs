@@ -34,6 +34,7 @@ use num_traits::AsPrimitive;
 
 use super::Tensor;
 use crate::element::{DType, Element};
+use crate::error::OrPanic;
 use crate::error::{Error, Result};
 use crate::iter::ReducePlan;
 use crate::kernels::moments::{VarSpec, moments};
@@ -206,12 +207,13 @@ impl<T: Element> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn any_all(&self) -> bool {
         if let Some((stored, _)) = self.stored_elements() {
             return stored.any_all();
         }
         self.stat_all("any", &NonzeroTest::<true>, false)
-            .unwrap_or_else(|e| panic!("any_all: {e}"))
+            .or_panic("any_all")
             != 0
     }
 
@@ -227,12 +229,13 @@ impl<T: Element> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn all_all(&self) -> bool {
         if let Some((stored, _)) = self.stored_elements() {
             return stored.all_all();
         }
         self.stat_all("all", &NonzeroTest::<false>, false)
-            .unwrap_or_else(|e| panic!("all_all: {e}"))
+            .or_panic("all_all")
             != 0
     }
 
@@ -249,13 +252,14 @@ impl<T: Element> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn count_nonzero_all(&self) -> usize {
         if let Some((stored, n)) = self.stored_elements() {
             // At most the element count, which fits `isize`.
             return stored.count_nonzero_all() * n;
         }
         self.stat_all("count_nonzero", &CountNonzero, false)
-            .unwrap_or_else(|e| panic!("count_nonzero_all: {e}")) as usize
+            .or_panic("count_nonzero_all") as usize
     }
 
     /// Number of non-zero elements along `dim`, as `i64`.
@@ -296,12 +300,13 @@ impl<T: Element> Tensor<T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn sum_all_as<U: Numeric>(&self) -> U
     where
         T: AsPrimitive<U>,
     {
         self.stat_all("sum_all_as", &SumAs::<U>(PhantomData), false)
-            .unwrap_or_else(|e| panic!("sum_all_as: {e}"))
+            .or_panic("sum_all_as")
     }
 }
 

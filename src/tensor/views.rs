@@ -90,6 +90,16 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(flat.to_vec(), vec![0, 3, 1, 4, 2, 5]);
     /// assert!(a.reshape(&[3, 2])?.shares_storage(&a));
     /// assert!(a.reshape(&[7]).unwrap_err().to_string().starts_with("reshape"));
+    /// // Shape literals are `i32` unless typed: lengths past `i32` need a `usize` (or `i64`).
+    /// assert!(a.reshape(&[1usize << 40, 1 << 40]).is_err()); // 2^80 elements: an `Err`
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    ///
+    /// Untyped, the same literal is an `i32` shift that overflows, a compile-time error:
+    ///
+    /// ```compile_fail
+    /// let a = stridex::Tensor::<f32>::zeros(&[2, 3])?;
+    /// let _ = a.reshape(&[1 << 40, 1 << 40]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[track_caller]

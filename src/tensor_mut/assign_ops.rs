@@ -4,6 +4,7 @@
 use std::ops::{AddAssign, DivAssign, MulAssign, SubAssign};
 
 use super::TensorMut;
+use crate::error::OrPanic;
 use crate::scalar::Numeric;
 use crate::tensor::Tensor;
 
@@ -29,7 +30,7 @@ macro_rules! view_assign_ops {
         impl<T: Numeric> $trait<&Tensor<T>> for TensorMut<'_, T> {
             #[track_caller]
             fn $method(&mut self, rhs: &Tensor<T>) {
-                TensorMut::$method(self, rhs).unwrap_or_else(|e| panic!("{e}"));
+                TensorMut::$method(self, rhs).or_panic(stringify!($method));
             }
         }
 
@@ -40,7 +41,7 @@ macro_rules! view_assign_ops {
         impl<T: Numeric> $trait<T> for TensorMut<'_, T> {
             #[track_caller]
             fn $method(&mut self, rhs: T) {
-                self.$scalar(rhs).unwrap_or_else(|e| panic!("{e}"));
+                self.$scalar(rhs).or_panic(stringify!($method));
             }
         }
     )*};

@@ -23,18 +23,46 @@
 //! alone. But a tensor made by a view op (`let mut col = base.narrow(1, 1, 1)?`) is, to a
 //! user coming from PyTorch or NumPy, a window into `base`, and `col.fill(7.0)` means "set
 //! that column of `base`". A copy-on-write there would succeed and change nothing anyone
-//! looks at. So a write to a view ([`Tensor::is_view`]) whose storage is still shared with
-//! another tensor is refused with [`Error::WriteToSharedView`](crate::Error::WriteToSharedView),
-//! which names both ways out: write through the base (`base.view_mut()?.narrow(1, 1, 1)?
-//! .fill(7.0)`, which the borrow checker makes safe), or ask for a private copy
-//! ([`Tensor::to_owned`]) and write that. A view whose storage is no longer shared (the base
-//! was dropped) is written in place; a view of foreign bytes held alone copies on write, as
-//! any tensor of foreign bytes does. Every write on `Tensor` goes through
+//! looks at. The rule, decided at the time of the write from who holds the storage *then*
+//! (never from how the tensor was made):
+//!
+//! | the write is to | who else holds the storage                                  | outcome |
+//! |-----------------|-------------------------------------------------------------|---------|
+//! | anything        | nobody                                                      | in place |
+//! | a value         | anyone                                                      | copy-on-write |
+//! | a view          | only its own clones                                         | copy-on-write |
+//! | a view          | its base, a clone of the base, another view, a view of it, a `Weak` | refused |
+//!
+//! (A view is a tensor with [`Tensor::is_view`]; foreign bytes, such as a memory-mapped file,
+//! are never written, so their first write copies even when nobody else holds them: Note
+//! [copy-on-write].)
+//!
+//! So a view whose base is gone is a value like any other: `arange(..)?.view(..)?`, a
+//! `reshape` that happened to be a view, `.t()` of an op's result, alone or with a snapshot
+//! clone, behaves as `zeros()` does. A refusal is
+//! [`Error::WriteToSharedView`](crate::Error::WriteToSharedView), which names both ways out:
+//! write through the base (`base.view_mut()?.narrow(1, 1, 1)?.fill(7.0)?`, which the borrow
+//! checker makes safe), or ask for a private copy ([`Tensor::to_owned`]) and write that.
+//!
+//! How "its own clones" is known cheaply: a view op allocates nothing, it only marks the
+//! result a view. The first clone of a view gives the view and the clone a shared token (an
+//! `Arc<()>`, in a `OnceLock` since `clone` takes `&self`), and every later clone shares it
+//! too, so the token's strong count is the number of live tensors that are this view or its
+//! clones. The write compares it with the storage's strong count plus its `Weak`s: equal
+//! means nobody else holds the storage. Both counts are read while this tensor is borrowed
+//! mutably, so no clone of *it* can appear meanwhile; a clone made or dropped concurrently
+//! on another thread can only move the decision between "refused" and "copy-on-write",
+//! never make a write reach another tensor, since whether to copy is decided afterwards by
+//! [`Storage::exclusive`] alone. A view's copy-on-write result is a value of its own
+//! (not a view). The cost: 16 bytes per tensor (the `OnceLock`), one small allocation at a
+//! view's first clone and one more reference-count increment per clone of a view; view ops
+//! and clones of values pay nothing more. Every write on `Tensor` goes through
 //! [`Tensor::view_mut`] (`writable` below), so the rule has one home.
 
 use super::{TensorMut, check_divisor, check_writable};
 use crate::audit::CopyReason;
 use crate::element::Element;
+use crate::error::OrPanic;
 use crate::error::{Error, Result};
 use crate::layout::Layout;
 use crate::scalar::Numeric;
@@ -47,11 +75,12 @@ impl<T: Element> Tensor<T> {
     /// in this module's source (`src/tensor_mut/owned.rs`) and [`TensorMut`].
     ///
     /// If other tensors share this tensor's storage and this tensor is a value of its own (a
-    /// clone, a loaded file), it first gets its own dense copy in its own memory order (an
+    /// clone, a loaded file, an op's result), or a view whose only co-owners are its own
+    /// clones (its base is gone), it first gets its own dense copy in its own memory order (an
     /// implicit copy, [`CopyReason::CopyOnWrite`]); the others keep the old storage and never
-    /// see a write. If it is a view ([`Tensor::is_view`]) of a storage still shared, the write
-    /// is refused: it would not reach the tensor it was viewed from. A tensor that holds its
-    /// storage alone is never copied.
+    /// see a write. If it is a view ([`Tensor::is_view`]) and any other tensor still holds the
+    /// storage (the tensor it was viewed from, another view), the write is refused: it would
+    /// not reach that tensor. A tensor that holds its storage alone is never copied.
     ///
     /// # Errors
     /// [`Error::OverlappingDestination`](crate::Error::OverlappingDestination) if the layout may
@@ -90,9 +119,11 @@ impl<T: Element> Tensor<T> {
     #[track_caller]
     fn writable(&mut self, op: &'static str) -> Result<TensorMut<'_, T>> {
         check_writable(op, self.layout(), self.storage().len())?;
-        if self.is_view() {
+        if let Some(family) = self.view_and_clones() {
+            // Note [writes to views]: refused if anything but this view and its clones holds
+            // the storage.
             let holders = Arc::strong_count(self.storage()) + Arc::weak_count(self.storage());
-            if holders > 1 {
+            if holders > family {
                 return Err(Error::WriteToSharedView {
                     op,
                     shape: self.shape().to_vec(),
@@ -300,8 +331,7 @@ macro_rules! assign_ops {
         impl<T: Numeric> std::ops::$trait<&Tensor<T>> for Tensor<T> {
             #[track_caller]
             fn $method(&mut self, rhs: &Tensor<T>) {
-                // The error names the method (`add_assign`, ...) already.
-                self.$fallible(rhs).unwrap_or_else(|e| panic!("{e}"));
+                self.$fallible(rhs).or_panic(stringify!($method));
             }
         }
 
@@ -314,7 +344,7 @@ macro_rules! assign_ops {
             fn $method(&mut self, rhs: T) {
                 self.writable(stringify!($method))
                     .and_then(|mut v| v.$scalar(rhs))
-                    .unwrap_or_else(|e| panic!("{}", e.named(stringify!($method))));
+                    .or_panic(stringify!($method));
             }
         }
     )*};

@@ -131,6 +131,7 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn to_vec(&self) -> Vec<T> {
         self.to_tensor().to_vec()
     }
@@ -145,6 +146,7 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[must_use]
+    #[track_caller]
     pub fn contiguous(&self) -> Tensor<T> {
         self.to_tensor().contiguous()
     }

@@ -768,17 +768,32 @@ fn errors_have_the_right_variant_and_name_the_op() {
         "{e:?}"
     );
     let one = Tensor::<u8>::zeros(&[1]).unwrap();
+    // A padded size past usize::MAX: the message blames the pads of that dim, not the input.
     let e = one.pad(&[(usize::MAX, 0)], 0).unwrap_err();
     assert!(
-        matches!(e, Error::Overflow { op: "pad", .. }) && names(&e, "pad"),
+        matches!(e, Error::InvalidArgument { op: "pad", .. }) && names(&e, "pad"),
         "{e:?}"
     );
+    assert!(
+        e.to_string()
+            .contains(&format!("the pads ({}, 0) of dim 0 (size 1)", usize::MAX)),
+        "{e}"
+    );
     let e = one.pad(&[(0, usize::MAX)], 0).unwrap_err();
-    assert!(matches!(e, Error::Overflow { op: "pad", .. }), "{e:?}");
+    assert!(
+        matches!(e, Error::InvalidArgument { op: "pad", .. }),
+        "{e:?}"
+    );
     let empty = Tensor::<u8>::zeros(&[0, 2]).unwrap();
     let e = empty
         .pad(&[(usize::MAX / 2 + 1, usize::MAX / 2 + 1), (0, 0)], 0)
         .unwrap_err();
+    assert!(
+        matches!(e, Error::InvalidArgument { op: "pad", .. }),
+        "{e:?}"
+    );
+    // A padded tensor too large to allocate is still an Overflow of the padded shape.
+    let e = one.pad(&[(usize::MAX / 2, 0)], 0).unwrap_err();
     assert!(matches!(e, Error::Overflow { op: "pad", .. }), "{e:?}");
 
     let e = a.split(0, 1).unwrap_err();

@@ -18,7 +18,6 @@ use super::owned::{DLPackTensor, LegacyDLPackTensor, ManagedTensor};
 use crate::audit::CopyReason;
 use crate::element::Element;
 use crate::error::{Error, Result};
-use crate::layout::Layout;
 use crate::storage::Storage;
 use crate::tensor::Tensor;
 
@@ -175,9 +174,11 @@ impl<T: Element> Tensor<T> {
         Ok(export(self, 0))
     }
 
-    /// A row-major copy of this tensor, exported with the `IS_COPIED` flag: the consumer
-    /// owns the memory alone and may write it. Reported to the copy audit as
-    /// [`CopyReason::DLPackExport`].
+    /// A dense copy of this tensor in its own memory order
+    /// ([`Layout::dense_like`](crate::Layout::dense_like): a channels-last or transposed
+    /// tensor stays so, as NumPy's and PyTorch's copies keep theirs; gaps and negative strides
+    /// go), exported with the `IS_COPIED` flag: the consumer owns the memory alone and may
+    /// write it. Reported to the copy audit as [`CopyReason::DLPackExport`].
     ///
     /// # Errors
     /// As [`Tensor::try_contiguous`]: [`Error::Alloc`] or [`Error::Overflow`].
@@ -189,7 +190,9 @@ impl<T: Element> Tensor<T> {
     /// let d = d?;
     /// assert_eq!(report.count(), 1);
     /// assert!(d.is_copied() && !d.is_read_only());
-    /// assert_eq!(d.strides(), Some(&[2i64, 1][..]));
+    /// assert_eq!(d.strides(), Some(&[1i64, 2][..])); // still transposed
+    /// let nhwc = Tensor::<f32>::zeros(&[1, 4, 4, 3])?.permute(&[0, 3, 1, 2])?;
+    /// assert_eq!(nhwc.to_dlpack_copy()?.strides(), Some(&[48i64, 1, 12, 3][..]));
     /// # Ok::<(), stridex::Error>(())
     /// ```
     #[track_caller]
@@ -215,10 +218,10 @@ impl<T: Element> Tensor<T> {
         Ok(export(self.dlpack_copy()?, 0))
     }
 
-    /// A fresh row-major copy for an export, reported to the audit.
+    /// A fresh dense copy in this tensor's memory order for an export, reported to the audit.
     #[track_caller]
     fn dlpack_copy(&self) -> Result<Tensor<T>> {
-        let dense = Layout::contiguous(self.shape())?;
+        let dense = self.layout().dense_like()?;
         self.copy_to_fresh(dense, CopyReason::DLPackExport)
     }
 }

@@ -216,8 +216,9 @@ impl DLDataType {
             message: format!(
                 "the DLPack tensor holds {self}, which is not a stridex element type (stridex \
                  reads one-lane int8..int64, uint8..uint64, float16/32/64 and bfloat16); \
-                 convert it first (e.g. bool with .astype(np.uint8), complex as a float view \
-                 of twice the length)"
+                 convert it first: a bool tensor with .astype(np.uint8) in NumPy or \
+                 .to(torch.uint8) in PyTorch, a complex one as a float view of twice the \
+                 length (.view(np.float32) in NumPy, torch.view_as_real in PyTorch)"
             ),
         })
     }
