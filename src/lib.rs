@@ -258,7 +258,7 @@ pub use operators::promote::Promote;
 pub use scalar::Numeric;
 pub use scalar::{FloatElement, IntElement, ToFloat};
 pub use storage::Storage;
-pub use tensor::{AsTensor, Iter, Norm, NormOrder, Tensor, TensorResult};
+pub use tensor::{AsTensor, Iter, Norm, NormOrder, Tensor, TensorOrScalar, TensorResult};
 pub use tensor_mut::TensorMut;
 pub use tensor_view::TensorView;
 

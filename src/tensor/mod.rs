@@ -26,6 +26,7 @@ mod index;
 mod math;
 mod matmul;
 mod names;
+mod operand;
 mod ops;
 mod reduce;
 mod scan;
@@ -37,6 +38,7 @@ mod views;
 pub use access::Iter;
 pub use build::AsTensor;
 pub use chain::TensorResult;
+pub use operand::TensorOrScalar;
 pub use stats::{Norm, NormOrder};
 
 use std::sync::Arc;

@@ -195,7 +195,9 @@ impl<T: Numeric> Tensor<T> {
             .unwrap_or_else(|e| panic!("prod_all: {e}"))
     }
 
-    /// Maximum over `dim`; NaN if the reduced elements contain a NaN.
+    /// Maximum over `dim`; NaN if the reduced elements contain a NaN (the values only:
+    /// PyTorch's `x.max(dim)`, which also gives the indices, is
+    /// [`Tensor::max_dim_with_indices`]; NumPy's `amax` is this).
     ///
     /// # Errors
     /// [`Error::EmptyReduction`] if `dim` has size 0 (and the result is not empty); as

@@ -44,6 +44,7 @@ mod promotion;
 mod regressions;
 mod robustness;
 mod slicing;
+mod spellings;
 mod stats_props;
 mod tensor_props;
 mod writes_props;
