@@ -31,6 +31,8 @@ mod ops;
 mod reduce;
 mod scan;
 mod shape;
+mod shape_ops;
+mod sort;
 mod stats;
 mod traits;
 mod views;
