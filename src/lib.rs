@@ -184,6 +184,9 @@
 //!   of threads.
 //! - `ndarray`, `npy`, `safetensors`, `serde`: interop with those crates and formats (see
 //!   the `interop` module, built when any of them is on).
+//! - `random`: seeded random tensors (`random::Generator`: `rand`, `randn`, `randint`,
+//!   `uniform`, `normal`, `bernoulli`) from a counter-based Philox generator, identical for
+//!   any thread count and memory layout.
 //! - `dlpack`: zero-copy exchange with NumPy, PyTorch and other DLPack 1.x libraries
 //!   (`interop::dlpack`; the Python extension in `python/` uses it).
 //! - `avx512` (needs Rust 1.89): AVX-512F matmul kernels, chosen at run time on CPUs that
@@ -240,6 +243,9 @@ pub mod layout;
 pub mod matmul;
 mod operators;
 pub mod prelude;
+#[cfg(feature = "random")]
+#[cfg_attr(docsrs, doc(cfg(feature = "random")))]
+pub mod random;
 pub mod scalar;
 pub mod storage;
 mod tensor;

@@ -42,6 +42,7 @@ mod operators_audit;
 mod ops_props;
 mod overlap_props;
 mod promotion;
+mod random;
 mod regressions;
 mod robustness;
 mod slicing;
