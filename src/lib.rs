@@ -166,6 +166,14 @@
 //! | `y[:, 0] += x`, `col.fill_(7)` on a view | `let mut c = y.view_mut()?.select(1, 0)?; c += &x;` (Rust's `+=` needs a place), `base.view_mut()?.narrow(1, 1, 1)?.fill(7)?` |
 //! | `x.clone()` (a copy) | `x.to_owned()` (`Clone` shares the storage, like a view) |
 //! | `x.contiguous()` | `x.contiguous()` (the same storage when already row-major) |
+//! | `x.gt(0.5)`, `x.eq(y)`, `x == y` (masks) | `x.gt(0.5)?`, `x.eq(&y)?` (`u8` masks, any right operand: [`CmpRhs`]); `x == y` in Rust is one `bool` for the whole tensors (Note \[comparison names\]) |
+//! | `v, i = x.max(1)`, `x.amax(1)` | `let (v, i) = x.max_dim_with_indices(1, false)?`, `x.max_dim(1, false)?` (`x.max()` is already the maximum of every element, so PyTorch's form has its own name) |
+//! | `x.pow(2)`, `x.norm()`, `x.std(1)`, `x.var(1)` | `x.pow(2.0)?` (a float tensor and an exponent of its type; `powf` for integer tensors), `x.norm()`, `x.std(1)?`, `x.var(1)?` |
+//! | `torch.where(m, x, 0.0)` | `Tensor::where_cond(&m, &x, 0.0)?` (a tensor or a scalar in either branch: [`TensorOrScalar`]) |
+//! | `x.sort(1)`, `x.argsort(1)`, `x.topk(10)` | `x.sort(1, false)?`, `x.argsort(1, false)?`, `x.topk(10, -1, true, true)?` (Rust has no default arguments: `descending`, `largest`, `sorted` are spelled out) |
+//! | `x.tril()`, `x.repeat(2, 1)`, `np.tile(x, 2)` | `x.tril(0)?`, `x.repeat(&[2, 1])?`, `x.tile(&[2])?` |
+//! | `x.roll(1, 0)`, `torch.roll(x, 1)`, `np.diff(x)`, `F.one_hot(x, 3)` | `x.roll(&[1], &[0])?`, `x.roll_flat(1)?`, `x.diff(1, -1)?`, `x.one_hot(3)?` |
+//! | `torch.manual_seed(0); torch.randn(2, 3)` | `let mut g = stridex::random::Generator::new(0); g.randn::<f32>(&[2, 3])?` (feature `random`; an explicit generator, no global state) |
 //!
 //! Every op returns `Result` where its input can be wrong (a shape, a dim, an index), and that
 //! stays the default. For chains whose shapes are known, the shorthand is not a panicking twin

@@ -23,6 +23,12 @@ mod sealed {
 /// assert_eq!(x.pow(2.0)?.to_vec(), vec![1.0, 4.0, 9.0]); // a scalar exponent
 /// # Ok::<(), stridex::Error>(())
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is neither a tensor of `{T}` nor a `{T}` scalar",
+    label = "expected `&Tensor<{T}>`, `Tensor<{T}>` or a `{T}` value",
+    note = "a scalar must have the tensor's element type: write `2.0` (not `2`) for a float \
+            tensor, or convert the tensor first (`to_dtype`)"
+)]
 pub trait TensorOrScalar<T: Element>: sealed::Sealed + Sized {
     /// The scalar, if this operand is one.
     #[doc(hidden)]
