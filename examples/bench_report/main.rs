@@ -76,14 +76,14 @@ fn main() {
             ops_reduce::all(&mut h);
             ops_index::all(&mut h);
         });
-        let mut h = harness::Harness::new(reps);
-        pool.install(|| ops_sort::all(&mut h));
-        if !h.rows.is_empty() {
+        let mut hs = harness::Harness::new(reps);
+        pool.install(|| ops_sort::all(&mut hs));
+        if !hs.rows.is_empty() {
             println!(
                 "## {threads} thread(s): sort, topk, tril and randn (`cargo run --release \
                  --example bench_report --features random` for randn)\n"
             );
-            println!("{}", h.table_vs_baseline("ndarray"));
+            println!("{}", hs.table_vs_baseline("ndarray"));
             println!(
                 "baseline: the plain loop (values only: `sort_unstable_by` / \
                  `select_nth_unstable_by` over a contiguous copy of each line, a triangle written \

@@ -31,23 +31,19 @@ use super::parallel::{par_sort_unstable, threads_for};
 #[inline(always)]
 pub(crate) fn sort_key<T: Element>(x: T) -> u64 {
     const S32: u32 = 1 << 31;
+    // Branch-free (signs are random in most data): a negative value's bits are all flipped,
+    // a positive one's sign bit set; NaN and zero are selected, not branched on.
+    #[inline(always)]
     fn f32_key(v: f32) -> u64 {
-        if v.is_nan() {
-            return u64::from(u32::MAX);
-        }
         let bits = if v == 0.0 { 0 } else { v.to_bits() };
-        u64::from(if bits & S32 != 0 { !bits } else { bits | S32 })
+        let flip = (((bits as i32) >> 31) as u32) | S32;
+        u64::from(if v.is_nan() { u32::MAX } else { bits ^ flip })
     }
+    #[inline(always)]
     fn f64_key(v: f64) -> u64 {
-        if v.is_nan() {
-            return u64::MAX;
-        }
         let bits = if v == 0.0 { 0 } else { v.to_bits() };
-        if bits >> 63 != 0 {
-            !bits
-        } else {
-            bits | (1 << 63)
-        }
+        let flip = (((bits as i64) >> 63) as u64) | (1 << 63);
+        if v.is_nan() { u64::MAX } else { bits ^ flip }
     }
     match T::DTYPE {
         DType::F32 => f32_key(bytemuck::cast::<T, f32>(x)),
@@ -80,8 +76,49 @@ pub(crate) struct SortSpec {
 /// Line elements from which a sort of one line is split across threads.
 const PAR_SORT_MIN: usize = 1 << 16;
 
+/// Largest `k` for which top-k keeps a sorted list of the best `k` in one pass instead of
+/// selecting among all packed values.
+const SMALL_K: usize = 32;
+
+/// Line elements from which a whole `u64`-packed line is radix sorted.
+const RADIX_MIN: usize = 512;
+
+/// Sorts packed `key << 32 | position` values that are in position order by their keys
+/// alone, with a stable LSD radix sort (four passes of 8 bits over the key, a pass skipped
+/// when every key has the same digit there): ties keep their position order, so the result
+/// is the sorted order of the whole packed values (Note \[sort keys\]).
+fn radix_sort_keys(v: &mut Vec<u64>) {
+    let n = v.len();
+    let mut counts = [[0usize; 256]; 4];
+    for &x in v.iter() {
+        let k = (x >> 32) as u32;
+        for (p, c) in counts.iter_mut().enumerate() {
+            c[(k >> (8 * p)) as usize & 255] += 1;
+        }
+    }
+    let mut other = vec![0u64; n];
+    for (p, c) in counts.iter().enumerate() {
+        if c.contains(&n) {
+            continue;
+        }
+        let mut next = [0usize; 256];
+        let mut sum = 0;
+        for (d, &count) in c.iter().enumerate() {
+            next[d] = sum;
+            sum += count;
+        }
+        let shift = 32 + 8 * p;
+        for &x in v.iter() {
+            let d = (x >> shift) as usize & 255;
+            other[next[d]] = x;
+            next[d] += 1;
+        }
+        std::mem::swap(v, &mut other);
+    }
+}
+
 /// The packed `(key, position)` values of one line, as `u64` or `u128` (Note \[sort keys\]).
-trait Packed: Ord + Copy + Send {
+trait Packed: Ord + Copy + Send + 'static {
     fn pack(key: u64, pos: usize) -> Self;
     fn pos(self) -> usize;
 }
@@ -171,6 +208,41 @@ fn positions<T: Element, P: Packed>(
     let work = (usize::BITS - len.leading_zeros()) as usize;
     fresh_by_lines("sort", out_shape, walk.lines(), k, work, |line, out| {
         let base = walk.base(line);
+        if k < len && k <= SMALL_K {
+            // One pass keeping the k smallest packed values in order: most elements are
+            // rejected by one comparison with the k-th.
+            let mut best: Vec<P> = Vec::with_capacity(k + 1);
+            let mut worst: Option<P> = None; // the k-th best, once there are k
+            let mut offer = |i: usize, x: T| {
+                let p = P::pack(sort_key(x) ^ flip, i);
+                if worst.is_some_and(|w| p >= w) {
+                    return;
+                }
+                let at = best.partition_point(|&q| q < p);
+                best.insert(at, p);
+                best.truncate(k);
+                if best.len() == k {
+                    worst = best.last().copied();
+                }
+            };
+            if walk.step == 1 {
+                let start = base as usize;
+                for (i, &x) in data[start..start + len].iter().enumerate() {
+                    offer(i, x);
+                }
+            } else {
+                for i in 0..len {
+                    offer(i, data[walk.at(base, i)]);
+                }
+            }
+            if !spec.sorted {
+                best.sort_unstable_by_key(|p| p.pos());
+            }
+            for p in best {
+                out.push(p.pos() as i64);
+            }
+            return;
+        }
         let mut packed: Vec<P> = (0..len)
             .map(|i| P::pack(sort_key(data[walk.at(base, i)]) ^ flip, i))
             .collect();
@@ -182,6 +254,8 @@ fn positions<T: Element, P: Packed>(
         }
         if !spec.sorted {
             packed.sort_unstable_by_key(|p| p.pos());
+        } else if k == len && len >= RADIX_MIN && radix(&mut packed) {
+            // Sorted by the radix passes.
         } else if par_line && k == len {
             par_sort_unstable(&mut packed);
         } else {
@@ -191,6 +265,20 @@ fn positions<T: Element, P: Packed>(
             out.push(p.pos() as i64);
         }
     })
+}
+
+/// Radix-sorts `packed` if it holds `u64` values (positions in order, as built); `false`
+/// for `u128` values, which take the comparison sort.
+// A `Vec`, not a slice: the downcast needs a sized type, and the radix passes swap buffers.
+#[allow(clippy::ptr_arg)]
+fn radix<P: Packed>(packed: &mut Vec<P>) -> bool {
+    match (packed as &mut dyn std::any::Any).downcast_mut::<Vec<u64>>() {
+        Some(v) => {
+            radix_sort_keys(v);
+            true
+        }
+        None => false,
+    }
 }
 
 #[cfg(test)]
@@ -220,6 +308,36 @@ mod tests {
         assert_eq!(sort_key(-0.0f64), sort_key(0.0f64));
         assert!(sort_key(f16::from_f32(-1.0)) < sort_key(f16::from_f32(0.5)));
         assert!(sort_key(bf16::NAN) > sort_key(bf16::INFINITY));
+    }
+
+    #[test]
+    fn radix_sort_is_the_sort_of_the_packed_values() {
+        let keys = [
+            7u64,
+            0,
+            0xffff_ffff,
+            7,
+            0x0100_0000,
+            3,
+            0x0001_0000,
+            7,
+            0,
+            0x8000_0000,
+        ];
+        for len in [0, 1, 5, 600, 5000] {
+            let mut v: Vec<u64> = (0..len)
+                .map(|i| keys[(i * 7) % keys.len()] << 32 | i as u64)
+                .collect();
+            let mut want = v.clone();
+            want.sort_unstable();
+            radix_sort_keys(&mut v);
+            assert_eq!(v, want, "len {len}");
+        }
+        // All keys equal: every pass skipped, the order kept.
+        let mut same: Vec<u64> = (0..1000).map(|i| 5u64 << 32 | i).collect();
+        let want = same.clone();
+        radix_sort_keys(&mut same);
+        assert_eq!(same, want);
     }
 
     #[test]
