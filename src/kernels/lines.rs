@@ -52,8 +52,9 @@ impl LineWalk {
         self.others.iter().product()
     }
 
-    /// Storage offset of element `i` of line `line` (both in range; for a layout that fits
-    /// its storage the offset is an addressed one, so in bounds and without overflow).
+    /// Storage offset of element `i` (in range) of the line whose [`LineWalk::base`] is
+    /// `base`: for a layout that fits its storage an addressed offset, so in bounds and
+    /// without overflow.
     #[inline]
     pub(crate) fn at(&self, base: isize, i: usize) -> usize {
         (base + i as isize * self.step) as usize

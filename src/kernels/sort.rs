@@ -12,9 +12,11 @@
 //! elements, a `u128` otherwise); descending order complements the key, not the position.
 //! The packed values are all distinct, so *any* correct sort gives the same result, and that
 //! result is the stable one (ties keep their positions' order): an unstable integer sort
-//! (`sort_unstable`, parallel for long lines) is as good as a stable comparison sort, and
-//! much faster. Values are read back from the line by position, so NaN payloads and `-0.0`
-//! come out as they went in.
+//! (`sort_unstable`, parallel for a long `u128` line) is as good as a stable comparison sort,
+//! and much faster. Long `u64` lines, built in position order, take a stable LSD radix sort
+//! of the keys alone, which gives the same order again. Top-k with a small `k` keeps the `k`
+//! smallest packed values in one pass. Values are read back from the line by position, so
+//! NaN payloads and `-0.0` come out as they went in.
 
 use half::{bf16, f16};
 

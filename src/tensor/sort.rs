@@ -4,8 +4,8 @@
 //! puts NaN first, all NaNs tie, and `-0.0` ties with `0.0`. Sorts are stable: equal elements
 //! keep their order (in both directions). The input is read in place through its strides
 //! (transposed, flipped, narrowed, expanded: no copy of it); each line is sorted by one
-//! thread, or by several for a long single line, with identical results for any thread
-//! count (Note \[sort keys\] in `src/kernels/sort.rs`: packed integer keys, all distinct).
+//! thread (by several for a long single line of 8-byte elements), with identical results for
+//! any thread count (Note \[sort keys\] in `src/kernels/sort.rs`: packed integer keys, all distinct).
 //!
 //! Results are fresh and dense, with the sorted dim innermost in memory (the other dims in
 //! row-major order): for the last dim that is row-major; for another dim the result is a
