@@ -180,6 +180,14 @@
 //! | `x.ravel()`, `x.flatten(1)`, `x.reshape(s, order='F')` | `x.ravel()?` (stride 1, copies only if needed), `x.flatten_from(1)?`, `x.reshape_f(&s)?` (`x.view_f(&s)?` never copies) |
 //! | `x.reshape(s, copy=False)` (NumPy 2) | `x.reshape_with(&s, CopyPolicy::Never)?`; `.copied` says whether `IfNeeded` copied ([`CopyPolicy`], [`MaybeCopied`]) |
 //! | `x.clone(memory_format=torch.preserve_format)`, `torch.empty_like` strides | `x.contiguous_preserve()?`, `x.contiguous_in_order(&[0, 2, 3, 1])?`, `x.contiguous_like(&y)?` |
+//! | `x.gt(0.5)`, `x.eq(y)`, `x == y` (masks) | `x.gt(0.5)?`, `x.eq(&y)?` (`u8` masks, any right operand: [`CmpRhs`]); `x == y` in Rust is one `bool` for the whole tensors (Note \[comparison names\]) |
+//! | `v, i = x.max(1)`, `x.amax(1)` | `let (v, i) = x.max_dim_with_indices(1, false)?`, `x.max_dim(1, false)?` (`x.max()` is already the maximum of every element, so PyTorch's form has its own name) |
+//! | `x.pow(2)`, `x.norm()`, `x.std(1)`, `x.var(1)` | `x.pow(2.0)?` (a float tensor and an exponent of its type; `powf` for integer tensors), `x.norm()`, `x.std(1)?`, `x.var(1)?` |
+//! | `torch.where(m, x, 0.0)` | `Tensor::where_cond(&m, &x, 0.0)?` (a tensor or a scalar in either branch: [`TensorOrScalar`]) |
+//! | `x.sort(1)`, `x.argsort(1)`, `x.topk(10)` | `x.sort(1, false)?`, `x.argsort(1, false)?`, `x.topk(10, -1, true, true)?` (Rust has no default arguments: `descending`, `largest`, `sorted` are spelled out) |
+//! | `x.tril()`, `x.repeat(2, 1)`, `np.tile(x, 2)` | `x.tril(0)?`, `x.repeat(&[2, 1])?`, `x.tile(&[2])?` |
+//! | `x.roll(1, 0)`, `torch.roll(x, 1)`, `np.diff(x)`, `F.one_hot(x, 3)` | `x.roll(&[1], &[0])?`, `x.roll_flat(1)?`, `x.diff(1, -1)?`, `x.one_hot(3)?` |
+//! | `torch.manual_seed(0); torch.randn(2, 3)` | `let mut g = stridex::random::Generator::new(0); g.randn::<f32>(&[2, 3])?` (feature `random`; an explicit generator, no global state) |
 //!
 //! Every op returns `Result` where its input can be wrong (a shape, a dim, an index), and that
 //! stays the default. For chains whose shapes are known, the shorthand is not a panicking twin
@@ -198,6 +206,9 @@
 //!   of threads.
 //! - `ndarray`, `npy`, `safetensors`, `serde`: interop with those crates and formats (see
 //!   the `interop` module, built when any of them is on).
+//! - `random`: seeded random tensors (`random::Generator`: `rand`, `randn`, `randint`,
+//!   `uniform`, `normal`, `bernoulli`) from a counter-based Philox generator, identical for
+//!   any thread count and memory layout.
 //! - `dlpack`: zero-copy exchange with NumPy, PyTorch and other DLPack 1.x libraries
 //!   (`interop::dlpack`; the Python extension in `python/` uses it).
 //! - `avx512` (needs Rust 1.89): AVX-512F matmul kernels, chosen at run time on CPUs that
@@ -257,6 +268,9 @@ pub mod layout;
 pub mod matmul;
 mod operators;
 pub mod prelude;
+#[cfg(feature = "random")]
+#[cfg_attr(docsrs, doc(cfg(feature = "random")))]
+pub mod random;
 pub mod scalar;
 pub mod simd;
 pub mod storage;
@@ -277,7 +291,7 @@ pub use operators::promote::Promote;
 pub use scalar::Numeric;
 pub use scalar::{FloatElement, IntElement, ToFloat};
 pub use storage::Storage;
-pub use tensor::{AsTensor, Iter, Norm, NormOrder, Tensor, TensorResult};
+pub use tensor::{AsTensor, Iter, Norm, NormOrder, Tensor, TensorOrScalar, TensorResult};
 pub use tensor::{CopyPolicy, MaybeCopied};
 pub use tensor_mut::TensorMut;
 pub use tensor_view::TensorView;

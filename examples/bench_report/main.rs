@@ -1,7 +1,8 @@
 //! The bench report: one markdown table per thread count (1, and all cores) of stridex's
 //! materialising copies as ratios to REF (a 1-thread memcpy of 64 MiB into a touched buffer),
 //! then elementwise ops and sums, then writes through views, `cat` and `pad`, with ndarray side
-//! by side, and last the same ops called from `main` on the global pool against one thread.
+//! by side, sorting / top-k / `tril` / `randn` against plain loops, and last the same ops
+//! called from `main` on the global pool against one thread.
 //! Run with `cargo run --release --example bench_report`.
 
 mod copy_cases;
@@ -9,6 +10,7 @@ mod elementwise;
 mod harness;
 mod ops_index;
 mod ops_reduce;
+mod ops_sort;
 mod outside;
 mod small;
 mod sums;
@@ -75,6 +77,21 @@ fn main() {
             ops_reduce::all(&mut h);
             ops_index::all(&mut h);
         });
+        let mut hs = harness::Harness::new(reps);
+        pool.install(|| ops_sort::all(&mut hs));
+        if !hs.rows.is_empty() {
+            println!(
+                "## {threads} thread(s): sort, topk, tril and randn (`cargo run --release \
+                 --example bench_report --features random` for randn)\n"
+            );
+            println!("{}", hs.table_vs_baseline("ndarray"));
+            println!(
+                "baseline: the plain loop (values only: `sort_unstable_by` / \
+                 `select_nth_unstable_by` over a contiguous copy of each line, a triangle written \
+                 into `vec![0.0; n]`, one thread of Philox + Box-Muller); stridex also returns \
+                 the indices of `sort` and `topk`.\n"
+            );
+        }
         let small = pool.install(small::table);
         if small.lines().count() > 2 {
             println!(

@@ -11,6 +11,8 @@
 //! - [`exp`]: a vectorisable `e^x`; [`softmax`]: softmax / log-softmax / logsumexp along a dim;
 //!   [`moments`]: variance along a dim; [`scan`]: cumulative sums and products.
 //! - [`gather`]: index-driven reads and writes (`index_select`, `gather`, `scatter`, masks).
+//! - [`lines`]: ops line by line along a dim (read through strides, output filled by lines);
+//!   [`sort`]: sort / argsort / topk on them.
 //! - [`dispatch`]: running a loop compiled for AVX2 where the CPU has it.
 //! - [`parallel`]: splitting work across rayon threads; [`unravel`]: flat position to offsets.
 
@@ -21,6 +23,8 @@ pub(crate) mod elementwise;
 pub(crate) mod exp;
 pub(crate) mod gather;
 pub(crate) mod inplace;
+pub(crate) mod line_ops;
+pub(crate) mod lines;
 pub(crate) mod moments;
 pub(crate) mod parallel;
 pub(crate) mod reduce;
@@ -33,6 +37,7 @@ pub(crate) mod reducers;
 mod row_sums_avx2;
 pub(crate) mod scan;
 pub(crate) mod softmax;
+pub(crate) mod sort;
 pub(crate) mod strided_small;
 pub(crate) mod tile;
 pub(crate) mod transpose;

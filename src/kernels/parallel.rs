@@ -118,6 +118,16 @@ pub(crate) fn par_chunks_mut<X: Send>(
         .for_each(|(c, chunk)| f(c, chunk));
 }
 
+/// `data` sorted (unstably) on the pool's threads. Only for values whose order is total and
+/// which are all distinct, so the result does not depend on the split (see the Note [sort
+/// keys] in `sort.rs`).
+pub(crate) fn par_sort_unstable<X: Ord + Send>(data: &mut [X]) {
+    #[cfg(all(feature = "rayon", not(miri)))]
+    data.par_sort_unstable();
+    #[cfg(any(not(feature = "rayon"), miri))]
+    data.sort_unstable();
+}
+
 /// `(a(), b())`, possibly on two threads.
 pub(crate) fn join<RA: Send, RB: Send>(
     a: impl FnOnce() -> RA + Send,

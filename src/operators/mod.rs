@@ -26,6 +26,7 @@
 
 mod binary;
 pub(crate) mod compare;
+mod compare_names;
 pub(crate) mod promote;
 mod scalar;
 

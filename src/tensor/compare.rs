@@ -15,6 +15,7 @@
 //! a tensor of integers instead, `u8` 0/1 by default, any non-zero value meaning true.
 
 use super::Tensor;
+use super::operand::TensorOrScalar;
 use crate::element::Element;
 use crate::error::Result;
 use crate::kernels::elementwise;
@@ -24,7 +25,8 @@ impl<T: Element> Tensor<T> {
     /// Elementwise selection: `on_true` where `cond` is non-zero, `on_false` elsewhere, all
     /// three broadcast together (NumPy's `where`, PyTorch's `torch.where`). `cond` holds any
     /// integer type: a `u8` mask from a comparison, or `i32`, `i64` ... (see the Note \[no bool
-    /// tensors\] on [`Tensor::from_bools`]).
+    /// tensors\] on [`Tensor::from_bools`]). Either branch may be a tensor (borrowed or owned)
+    /// or a scalar ([`TensorOrScalar`](crate::TensorOrScalar)).
     ///
     /// # Errors
     /// [`Error::BroadcastMismatch`](crate::Error::BroadcastMismatch) if the three shapes do
@@ -38,13 +40,19 @@ impl<T: Element> Tensor<T> {
     /// assert_eq!(relu.to_vec(), vec![0.0, 2.0, 0.0, 4.0]);
     /// let cond = Tensor::from_vec(vec![0i64, 3, 0, -1], &[2, 2])?; // non-zero is true
     /// assert_eq!(Tensor::where_cond(&cond, &x, &zero)?.to_vec(), vec![0.0, 2.0, 0.0, 4.0]);
+    /// assert_eq!(Tensor::where_cond(&cond, -1.0, &x)?.to_vec(), vec![-1.0, -1.0, -3.0, -1.0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
     pub fn where_cond<M: IntElement>(
         cond: &Tensor<M>,
-        on_true: &Tensor<T>,
-        on_false: &Tensor<T>,
+        on_true: impl TensorOrScalar<T>,
+        on_false: impl TensorOrScalar<T>,
     ) -> Result<Tensor<T>> {
+        let named = |e: crate::Error| e.named("where_cond");
+        let (on_true, on_false) = (
+            on_true.tensor().map_err(named)?,
+            on_false.tensor().map_err(named)?,
+        );
         let zero = M::zero();
         let f = move |c: M, x: T, y: T| if c != zero { x } else { y };
         let out = elementwise::zip3(cond.src(), on_true.src(), on_false.src(), f);

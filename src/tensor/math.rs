@@ -39,7 +39,9 @@ use crate::error::{Error, Result};
 use crate::scalar::{FloatElement, Numeric, ToFloat};
 
 impl<T: FloatElement> Tensor<T> {
-    /// `self ^ exponent` elementwise ([`Float::powf`]), broadcasting.
+    /// `self ^ exponent` elementwise ([`Float::powf`]), broadcasting; `exponent` is a tensor
+    /// (borrowed or owned) or one scalar of the tensor's type (`x.pow(2.0)`, PyTorch's
+    /// `x.pow(2)`; [`TensorOrScalar`](crate::TensorOrScalar)).
     ///
     /// Float types only: PyTorch's integer `pow` stays integer, which this crate does not
     /// offer; for an integer base with a float exponent, use [`Tensor::powf`] or convert first
@@ -57,10 +59,17 @@ impl<T: FloatElement> Tensor<T> {
     /// assert_eq!(p.get(&[2, 0])?, 2.0);
     /// assert_eq!(p.get(&[1, 1])?, 9.0);
     /// assert!(a.pow(&Tensor::zeros(&[2, 2])?).is_err()); // [3, 1] and [2, 2] do not broadcast
+    /// assert_eq!(a.pow(2.0)?.to_vec(), vec![4.0, 9.0, 16.0]);
     /// # Ok::<(), stridex::Error>(())
     /// ```
-    pub fn pow(&self, exponent: &Tensor<T>) -> Result<Tensor<T>> {
-        self.zip_named("pow", exponent, T::powf)
+    pub fn pow(&self, exponent: impl super::operand::TensorOrScalar<T>) -> Result<Tensor<T>> {
+        if let Some(e) = exponent.scalar() {
+            return self
+                .try_map(move |x| x.powf(e))
+                .map_err(|err| err.named("pow"));
+        }
+        let exponent = exponent.tensor()?;
+        self.zip_named("pow", &exponent, T::powf)
     }
 }
 

@@ -1,7 +1,8 @@
 //! The short names PyTorch and ndarray users type, each the crate's longer-named op:
-//! `sum()`, `mean()`, `max()`, `min()` over every element, `argmax(dim)` / `argmin(dim)`,
-//! `dot` of two vectors, `to_dtype::<U>()`. The longer names (`sum_all`, `argmax_dim`,
-//! `cast`, ...) stay the documented home of each op's rules.
+//! `sum()`, `mean()`, `max()`, `min()`, `norm()` over every element, `argmax(dim)` /
+//! `argmin(dim)`, `std(dim)` / `var(dim)`, `dot` of two vectors, `to_dtype::<U>()`. The
+//! longer names (`sum_all`, `argmax_dim`, `cast`, ...) stay the documented home of each op's
+//! rules. (The comparison names `gt`, `eq`, ... are in `operators/compare_names.rs`.)
 
 use num_traits::AsPrimitive;
 
@@ -110,6 +111,60 @@ impl<T: ToFloat> Tensor<T> {
     #[track_caller]
     pub fn mean(&self) -> T::Float {
         self.mean_all()
+    }
+
+    /// The L2 norm of every element ([`Tensor::norm_all`] with [`Norm::L2`](crate::Norm);
+    /// PyTorch's `x.norm()`, NumPy's `linalg.norm(x)` of the flattened array); 0 for an empty
+    /// tensor. Integer inputs give an `f32`.
+    ///
+    /// # Panics
+    /// As [`Tensor::sum_all`]: only if the one-element result cannot be allocated.
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![3.0f32, 0.0, 0.0, -4.0], &[2, 2])?;
+    /// assert_eq!(a.norm(), 5.0);
+    /// assert_eq!(a.t()?.norm(), 5.0);
+    /// assert_eq!(stridex::Tensor::from_vec(vec![3i64, 4], &[2])?.norm(), 5.0f32);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    #[must_use]
+    #[doc(alias = "linalg_norm")]
+    pub fn norm(&self) -> T::Float {
+        self.norm_all(crate::Norm::L2)
+            .unwrap_or_else(|e| panic!("norm: {e}"))
+    }
+
+    /// Standard deviation along `dim` with Bessel's correction, the dim removed
+    /// ([`Tensor::std_dim`] with `keepdim = false`, `correction = 1`: PyTorch's `x.std(dim)`;
+    /// NumPy's `std` defaults to `ddof = 0`, which is `std_dim(dim, false, 0)`).
+    ///
+    /// # Errors
+    /// As [`Tensor::std_dim`] (reported for `std`).
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![1.0f64, 3.0, 2.0, 2.0], &[2, 2])?;
+    /// assert_eq!(a.std(1)?.to_vec(), vec![2.0f64.sqrt(), 0.0]);
+    /// assert_eq!(a.std(-2)?.to_vec(), vec![0.5f64.sqrt(), 0.5f64.sqrt()]);
+    /// assert!(a.std(2).is_err());
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn std(&self, dim: impl Dim) -> Result<Tensor<T::Float>> {
+        self.std_dim(dim, false, 1).map_err(|e| e.named("std"))
+    }
+
+    /// Variance along `dim` with Bessel's correction, the dim removed ([`Tensor::var_dim`]
+    /// with `keepdim = false`, `correction = 1`: PyTorch's `x.var(dim)`).
+    ///
+    /// # Errors
+    /// As [`Tensor::var_dim`] (reported for `var`).
+    ///
+    /// ```
+    /// let a = stridex::Tensor::from_vec(vec![1.0f32, 3.0, 2.0, 2.0], &[2, 2])?;
+    /// assert_eq!(a.var(1)?.to_vec(), vec![2.0, 0.0]);
+    /// # Ok::<(), stridex::Error>(())
+    /// ```
+    pub fn var(&self, dim: impl Dim) -> Result<Tensor<T::Float>> {
+        self.var_dim(dim, false, 1).map_err(|e| e.named("var"))
     }
 }
 

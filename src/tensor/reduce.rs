@@ -215,7 +215,9 @@ impl<T: Numeric> Tensor<T> {
         self.reduce_all("prod", &Prod, false).or_panic("prod_all")
     }
 
-    /// Maximum over `dim`; NaN if the reduced elements contain a NaN.
+    /// Maximum over `dim`; NaN if the reduced elements contain a NaN (the values only:
+    /// PyTorch's `x.max(dim)`, which also gives the indices, is
+    /// [`Tensor::max_dim_with_indices`]; NumPy's `amax` is this).
     ///
     /// # Errors
     /// [`Error::EmptyReduction`] if `dim` has size 0 (and the result is not empty); as

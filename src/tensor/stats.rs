@@ -311,9 +311,9 @@ impl<T: Element> Tensor<T> {
 }
 
 impl<T: Numeric> Tensor<T> {
-    /// Maximum along `dim` and its index, from one pass over the input: the values as
-    /// [`Tensor::max_dim`] gives them and the indices as [`Tensor::argmax_dim`] does (the
-    /// first NaN if there is one, else the first maximum). The two results share a layout.
+    /// Maximum along `dim` and its index (PyTorch's `x.max(dim)`: `(values, indices)`), from
+    /// one pass over the input: the values as [`Tensor::max_dim`] gives them and the indices
+    /// as [`Tensor::argmax_dim`] does (the first NaN if there is one, else the first maximum). The two results share a layout.
     ///
     /// # Errors
     /// [`Error::EmptyReduction`] if `dim` has size 0 (and the result is not empty);
@@ -329,6 +329,7 @@ impl<T: Numeric> Tensor<T> {
     /// assert!(Tensor::<f32>::zeros(&[2, 0])?.max_dim_with_indices(1, false).is_err());
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[doc(alias = "max")]
     pub fn max_dim_with_indices(
         &self,
         dim: impl crate::layout::Dim,
@@ -351,6 +352,7 @@ impl<T: Numeric> Tensor<T> {
     /// assert_eq!((values.to_vec(), indices.to_vec()), (vec![2.0, 2.0], vec![1, 0]));
     /// # Ok::<(), stridex::Error>(())
     /// ```
+    #[doc(alias = "min")]
     pub fn min_dim_with_indices(
         &self,
         dim: impl crate::layout::Dim,

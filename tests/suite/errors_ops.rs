@@ -61,7 +61,7 @@ fn table() -> Vec<Row> {
         ),
         (
             "pow",
-            a.pow(&Tensor::zeros(&[5]).unwrap()).map(drop),
+            a.pow(Tensor::zeros(&[5]).unwrap()).map(drop),
             vec!["[5]"],
         ),
         (
