@@ -214,6 +214,9 @@ fn parse_size(s: &str) -> Option<usize> {
 ///   tiles ahead along the source rows. A packed tile reads one line from each of `line`
 ///   source rows (16 rows of 4-byte words, 64 of bytes): more streams than a core's hardware
 ///   prefetchers follow, so without hints every tile waits on DRAM.
+/// - `stage_prefetch_rows`: the elementwise executor, staging a transposed operand through a
+///   tile buffer (`kernels/elementwise.rs`), prefetches the source rows this many rows ahead
+///   of the block it transposes (32: the rows of two 16-row blocks of 4-byte words).
 /// - `read_weight`, `write_weight`: the cost model that orders a packed copy's loops
 ///   (`kernels/tile_nest.rs`) charges `weight * page / run` per side, where `run` is how many
 ///   bytes a stream runs before the walk jumps; reads weigh 2, writes 1 (a read waits for
@@ -241,6 +244,8 @@ pub struct CopyTuning {
     pub stream_min_bytes: usize,
     /// How many packed tiles ahead the transpose prefetches its source lines.
     pub prefetch_tiles: usize,
+    /// How many source rows ahead the elementwise staging of a transposed operand prefetches.
+    pub stage_prefetch_rows: usize,
     /// Weight of a source run in the loop-order cost model.
     pub read_weight: usize,
     /// Weight of a destination run in the loop-order cost model.
@@ -274,6 +279,7 @@ impl CopyTuning {
             l2_ways,
             stream_min_bytes: cpu.llc_bytes,
             prefetch_tiles: 2,
+            stage_prefetch_rows: 32,
             read_weight: 2,
             write_weight: 1,
             parallel_bytes: 1 << 20,
