@@ -33,7 +33,7 @@ fn main() {
     println!(
         "CPU: {} ({}); L1d {} KiB, L2 {} KiB ({}-way), LLC {} MiB; AVX2 {}, AVX-512BW {}.\n\
          Copy parameters: tile rows {} B, packed planes from {} KiB, L2 way {} KiB, streaming \
-         stores above {} MiB, prefetch {} tiles ahead, parallel from {} KiB, split unit {} B.\n",
+         stores above {} MiB, prefetch {} tiles ahead, parallel from {} KiB, runs credited up to {} B.\n",
         cpu.model,
         cpu.vendor,
         cpu.l1d_bytes >> 10,

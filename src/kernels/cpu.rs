@@ -222,8 +222,8 @@ fn parse_size(s: &str) -> Option<usize> {
 ///   bytes a stream runs before the walk jumps; reads weigh 2, writes 1 (a read waits for
 ///   DRAM, a streamed whole-line write does not).
 /// - `parallel_bytes`: copies moving fewer bytes stay on the calling thread.
-/// - `page_bytes`: the unit the parallel split cuts the destination into, so that two
-///   threads never write into the same page (or the same cache line).
+/// - `page_bytes`: the longest sequential run the loop-order cost model credits (a 4 KiB
+///   page: the hardware prefetchers stop at page boundaries, so longer runs gain nothing).
 ///
 /// # Examples
 /// ```
@@ -252,7 +252,7 @@ pub struct CopyTuning {
     pub write_weight: usize,
     /// Smallest copy (bytes moved) split across threads.
     pub parallel_bytes: usize,
-    /// Granularity of the parallel split of the destination, in bytes.
+    /// The longest sequential run, in bytes, the loop-order cost model credits.
     pub page_bytes: usize,
 }
 
