@@ -282,6 +282,7 @@ pub use element::{DType, Element};
 pub use error::{Error, Result};
 /// The `half` crate, whose `f16` and `bf16` are element types of the public API.
 pub use half;
+pub use kernels::cpu::{CopyTuning, CpuInfo};
 pub use layout::{
     Dim, IndexArg, Layout, MemoryFormat, NewAxis, ShapeArg, SliceItem, SliceRange, broadcast_shapes,
 };

@@ -32,6 +32,27 @@ fn main() {
         Err(_) => vec![1],
     };
     println!("# stridex bench report\n");
+    let (cpu, t) = (stridex::CpuInfo::get(), stridex::CopyTuning::get());
+    println!(
+        "CPU: {} ({}); L1d {} KiB, L2 {} KiB ({}-way), LLC {} MiB; AVX2 {}, AVX-512BW {}.\n\
+         Copy parameters: tile rows {} B, packed planes from {} KiB, L2 way {} KiB, streaming \
+         stores above {} MiB, prefetch {} tiles ahead, parallel from {} KiB, runs credited up to {} B.\n",
+        cpu.model,
+        cpu.vendor,
+        cpu.l1d_bytes >> 10,
+        cpu.l2_bytes >> 10,
+        cpu.l2_ways,
+        cpu.llc_bytes >> 20,
+        cpu.avx2,
+        cpu.avx512bw,
+        t.tile_bytes,
+        t.packed_min_bytes >> 10,
+        t.l2_way_bytes >> 10,
+        t.stream_min_bytes >> 20,
+        t.prefetch_tiles,
+        t.parallel_bytes >> 10,
+        t.page_bytes,
+    );
     println!(
         "{cores} cores; medians of {reps} runs; REF measured interleaved with every case. \
          ndarray is single-threaded in every table.\n"

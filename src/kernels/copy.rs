@@ -20,8 +20,9 @@ use crate::error::Result;
 use crate::layout::{Layout, coalesce_joint};
 use crate::storage::Storage;
 
+use super::cpu::CopyTuning;
 use super::tile::{Tile2d, tile};
-use super::transpose::{Word, store_fence};
+use super::transpose::{Word, copy_run, store_fence};
 use super::walk::for_each_offset2;
 
 /// How the innermost loops of a copy run; see the [module docs](self).
@@ -114,7 +115,8 @@ fn classify(shape: &[usize], src: &[isize], dst: &[isize]) -> CopyKind {
 /// Copies every element of the layout `src` over `src_base` to the same index of the layout
 /// `dst` over `dst_base`.
 ///
-/// Copies of at least [`PARALLEL_BYTES`] split their outermost dim across the current rayon
+/// Copies of at least `parallel_bytes` (see [Note [copy parameters]](super::cpu::CopyTuning))
+/// split their outermost dim across the current rayon
 /// pool (each thread writes its own destination elements, so the result is the same for any
 /// thread count); smaller ones run on the calling thread.
 ///
@@ -133,39 +135,16 @@ pub(crate) unsafe fn copy_strided<T: Element>(
 ) {
     let plan = CopyPlan::new(src, dst);
     let stream = should_stream(src, dst, std::mem::size_of::<T>());
+    let tuning = CopyTuning::get();
     // SAFETY: forwarded from this function's contract; `T` has the size and alignment of the
     // word type chosen (Element's documented contract, tested in element.rs), so its elements
     // may be read and written as those words.
     unsafe {
         match std::mem::size_of::<T>() {
-            1 => execute::<u8>(
-                &plan,
-                src_base.cast(),
-                dst_base.cast(),
-                stream,
-                PARALLEL_BYTES,
-            ),
-            2 => execute::<u16>(
-                &plan,
-                src_base.cast(),
-                dst_base.cast(),
-                stream,
-                PARALLEL_BYTES,
-            ),
-            4 => execute::<u32>(
-                &plan,
-                src_base.cast(),
-                dst_base.cast(),
-                stream,
-                PARALLEL_BYTES,
-            ),
-            8 => execute::<u64>(
-                &plan,
-                src_base.cast(),
-                dst_base.cast(),
-                stream,
-                PARALLEL_BYTES,
-            ),
+            1 => execute::<u8>(&plan, src_base.cast(), dst_base.cast(), stream, tuning),
+            2 => execute::<u16>(&plan, src_base.cast(), dst_base.cast(), stream, tuning),
+            4 => execute::<u32>(&plan, src_base.cast(), dst_base.cast(), stream, tuning),
+            8 => execute::<u64>(&plan, src_base.cast(), dst_base.cast(), stream, tuning),
             n => unreachable!("Element types are 1, 2, 4 or 8 bytes, not {n}"),
         }
     }
@@ -311,56 +290,15 @@ pub(crate) fn to_storage<T: Element>(
     unsafe { copy_strided(src.as_ptr(), src_layout, dst.as_mut_ptr(), dst_layout) }
 }
 
-/// Copies moving at least this many bytes run in parallel on the current rayon pool.
-pub(crate) const PARALLEL_BYTES: usize = 1 << 20;
-
 /// Whether to write the destination with streaming (non-temporal) stores: when the copy's
-/// working set, the destination plus the source elements it reads, does not fit in the
-/// last-level cache. Then the destination cannot stay cached for the next op anyway, and
-/// streaming saves the read-for-ownership of every destination line. For smaller copies it
-/// would evict data the next op is about to read (reported 2x slower on a 16-core server whose
-/// L3 holds the whole copy). The source counts as the elements it holds or, when it repeats
-/// elements (stride 0), the span it reads.
+/// working set, the destination plus the source elements it reads, exceeds
+/// `stream_min_bytes` (the last-level cache; see
+/// [Note [copy parameters]](super::cpu::CopyTuning)). The source counts as the elements it
+/// holds or, when it repeats elements (stride 0), the span it reads.
 fn should_stream(src: &Layout, dst: &Layout, elem: usize) -> bool {
     let n = dst.numel();
     let src_span = src.offset_range().map_or(0, |(lo, hi)| hi - lo + 1);
-    (n + src_span.min(n)).saturating_mul(elem) > last_level_cache_bytes()
-}
-
-/// Size of the last-level cache (read once from sysfs on Linux; 32 MiB elsewhere, and under
-/// Miri, which cannot read sysfs).
-#[cfg(miri)]
-fn last_level_cache_bytes() -> usize {
-    32 << 20
-}
-
-/// Size of the last-level cache (read once from sysfs on Linux; 32 MiB elsewhere, and under
-/// Miri, which cannot read sysfs).
-#[cfg(not(miri))]
-fn last_level_cache_bytes() -> usize {
-    static LLC: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *LLC.get_or_init(|| {
-        let parse = |s: &str| {
-            let s = s.trim();
-            let (num, mul) = match s.strip_suffix('K') {
-                Some(n) => (n, 1 << 10),
-                None => match s.strip_suffix('M') {
-                    Some(n) => (n, 1 << 20),
-                    None => (s, 1),
-                },
-            };
-            num.parse::<usize>().ok().map(|n| n * mul)
-        };
-        (0..8)
-            .rev()
-            .find_map(|i| {
-                let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
-                let level = std::fs::read_to_string(format!("{dir}/level")).ok()?;
-                (level.trim() >= "2").then_some(())?;
-                parse(&std::fs::read_to_string(format!("{dir}/size")).ok()?)
-            })
-            .unwrap_or(32 << 20)
-    })
+    (n + src_span.min(n)).saturating_mul(elem) > CopyTuning::get().stream_min_bytes
 }
 
 /// A raw pointer that may cross to rayon workers.
@@ -372,7 +310,8 @@ unsafe impl<P> Send for SendPtr<P> {}
 // SAFETY: as for Send.
 unsafe impl<P> Sync for SendPtr<P> {}
 
-/// Runs `plan` on words of type `W`, in parallel when it moves at least `parallel_bytes`.
+/// Runs `plan` on words of type `W` under the parameters `tuning`, in parallel when it moves
+/// at least `tuning.parallel_bytes`.
 ///
 /// # Safety
 /// As [`copy_strided`], for the plan's layouts.
@@ -381,14 +320,24 @@ unsafe fn execute<W: Word>(
     src_base: *const W,
     dst_base: *mut W,
     stream: bool,
-    parallel_bytes: usize,
+    tuning: &CopyTuning,
 ) {
+    let parallel_bytes = tuning.parallel_bytes;
     if plan.kind == CopyKind::Empty {
         return;
     }
     // SAFETY: the layouts' offsets are in bounds (caller's contract, Layout invariant 3).
     let src0 = SendPtr(unsafe { src_base.add(plan.src_offset) });
     let dst0 = SendPtr(unsafe { dst_base.add(plan.dst_offset) });
+    if let CopyKind::Tiled { j } = plan.kind {
+        let dims = (&plan.shape[..], &plan.src[..], &plan.dst[..]);
+        // SAFETY: forwarded; the plan is tiled along `j`, unit-stride on the destination's
+        // last dim.
+        let ptrs = (src0.0, dst0.0);
+        if unsafe { super::tile_nest::try_run(dims, j, ptrs, (stream, parallel_bytes), tuning) } {
+            return;
+        }
+    }
     let numel: usize = plan.shape.iter().product();
     let threads = super::parallel::pool_threads();
     let outer = plan.shape.first().copied().unwrap_or(1);
@@ -449,10 +398,14 @@ unsafe fn run_range<W: Word>(
         CopyKind::Runs => {
             let len = shape[n - 1];
             let outer = &shape[..n - 1];
+            // Runs of a large copy stream their whole destination lines, unless the source
+            // repeats (a broadcast row, which stays cached: plain stores measured faster) or
+            // the copy is one run (libc's `memcpy` streams those itself).
+            let stream = stream && n > 1 && plan.src[..n - 1].iter().all(|&s| s != 0);
             for_each_offset2(outer, &plan.src[..n - 1], &plan.dst[..n - 1], |a, b| {
                 // SAFETY: a run of `len` unit-stride elements on each side, all addressed by
                 // the layouts; non-overlapping by the caller's contract.
-                unsafe { std::ptr::copy_nonoverlapping(src0.offset(a), dst0.offset(b), len) }
+                unsafe { copy_run(src0.offset(a), dst0.offset(b), len, stream) }
             });
         }
         CopyKind::Tiled { j } => {
@@ -597,6 +550,16 @@ mod tests {
         (narrow, expand): (usize, usize),
         from: impl Fn(usize) -> W,
     ) {
+        // As tuned for this machine, and with every plane of a line-square tile or more packed
+        // (so the loop nests of `tile_nest` run on these small planes too); always parallel.
+        let tuned = CopyTuning {
+            parallel_bytes: 0,
+            ..CopyTuning::get().clone()
+        };
+        let packed = CopyTuning {
+            packed_min_bytes: 0,
+            ..tuned.clone()
+        };
         let base = Layout::contiguous(&[b, r, c]).unwrap();
         let views = [
             base.transpose(1, 2).unwrap(),
@@ -606,6 +569,20 @@ mod tests {
             base.slice(1, 1, r as isize - 1, 2)
                 .unwrap()
                 .transpose(1, 2)
+                .unwrap(),
+            base.permute(&[2, 1, 0]).unwrap(),
+            base.flip(1).unwrap().permute(&[1, 2, 0]).unwrap(),
+            base.narrow(1, 1, r - 2)
+                .unwrap()
+                .narrow(2, 2, c - 3)
+                .unwrap()
+                .permute(&[2, 0, 1])
+                .unwrap(),
+            base.select(0, b - 1)
+                .unwrap()
+                .unsqueeze(1)
+                .unwrap()
+                .transpose(0, 2)
                 .unwrap(),
             base.narrow(2, 5, narrow).unwrap(),
             base.select(1, 7)
@@ -633,7 +610,10 @@ mod tests {
                 });
                 w
             };
-            for stream in [false, true] {
+            for (stream, tuning) in [false, true]
+                .into_iter()
+                .flat_map(|s| [(s, &tuned), (s, &packed)])
+            {
                 for threads in [1, 3] {
                     let plan = CopyPlan::new(view, &dst_l);
                     let mut dst = vec![from(0); dst_l.numel()];
@@ -643,13 +623,17 @@ mod tests {
                         let (s, d) = (sp, dp);
                         // SAFETY: `view` fits `src` (a view of `base`), `dst_l` is row-major
                         // over exactly `dst`, which is a separate allocation.
-                        unsafe { execute::<W>(plan, s.0, d.0, stream, 0) }
+                        unsafe { execute::<W>(plan, s.0, d.0, stream, tuning) }
                     };
                     match &pool {
                         Some(pool) if threads > 1 => pool.install(run),
                         _ => run(),
                     }
-                    assert!(dst == want, "{view:?} stream {stream} threads {threads}");
+                    let packs = tuning.packed_min_bytes;
+                    assert!(
+                        dst == want,
+                        "{view:?} stream {stream} threads {threads} packed from {packs}"
+                    );
                 }
             }
         }
@@ -676,6 +660,11 @@ mod tests {
         let (base, lens) = ([2, 11, 9], (3, 5));
         check_paths::<u8>(base, lens, |i| (i % 251) as u8);
         check_paths::<u16>(base, lens, |i| (i % 65521) as u16);
+        check_paths::<u32>(base, lens, |i| i as u32);
+        check_paths::<u64>(base, lens, |i| (i as u64) << 20 | 7);
+        // Planes of one or two line-square tiles of 8- and 4-byte words, with ragged edges:
+        // the packed loop nests and their edges.
+        let (base, lens) = ([2, 17, 19], (5, 3));
         check_paths::<u32>(base, lens, |i| i as u32);
         check_paths::<u64>(base, lens, |i| (i as u64) << 20 | 7);
     }

@@ -252,12 +252,14 @@ impl Gather {
 
     /// [`Gather::run`] for one word type. When the tile is contiguous along `jj` (`sj == 1`,
     /// the transposed-operand case), whole `MK x MK` blocks go through the copy kernel's
-    /// in-register block transposes, with the source rows [`PREFETCH_ROWS`] ahead prefetched.
+    /// in-register block transposes, with the source rows `stage_prefetch_rows` ahead prefetched
+    /// ([Note [copy parameters]](super::cpu::CopyTuning)).
     ///
     /// # Safety
     /// As [`Gather::run`].
     unsafe fn words<W: Word>(&self, src: *const W, dst: *mut W) {
         let Gather { sj, sl, tj, tl, ld } = *self;
+        let ahead_rows = super::cpu::CopyTuning::get().stage_prefetch_rows;
         let mk = W::MK;
         let (full_j, full_l) = match sj {
             1 => (tj - tj % mk, tl - tl % mk),
@@ -272,7 +274,7 @@ impl Gather {
             // would be evicted long before the walk came back to it.)
             for l0 in (0..full_l).step_by(mk) {
                 for r in 0..mk {
-                    let ahead = src.wrapping_offset((l0 + PREFETCH_ROWS + r) as isize * sl);
+                    let ahead = src.wrapping_offset((l0 + ahead_rows + r) as isize * sl);
                     for j0 in (0..tj).step_by(line) {
                         prefetch(ahead.wrapping_add(j0).cast());
                     }
@@ -299,10 +301,7 @@ impl Gather {
             if jj_start == tj {
                 continue;
             }
-            prefetch(
-                src.wrapping_offset((l + PREFETCH_ROWS) as isize * sl)
-                    .cast(),
-            );
+            prefetch(src.wrapping_offset((l + ahead_rows) as isize * sl).cast());
             // SAFETY: `l < tl` and `jj < tj`: a tile element and a buffer slot (contract).
             unsafe {
                 let s = src.offset(l as isize * sl);
@@ -314,9 +313,6 @@ impl Gather {
         }
     }
 }
-
-/// How many source rows ahead of the block being transposed [`gather`] prefetches.
-const PREFETCH_ROWS: usize = 32;
 
 /// Hints the CPU to fetch the cache line at `p` into L1. Never faults, whatever `p` is.
 #[inline(always)]

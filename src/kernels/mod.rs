@@ -1,7 +1,9 @@
 //! Kernels: the code that touches element data. With `storage`, the only home of `unsafe`.
 //!
 //! - [`walk`]: loop nests over strided offsets (the odometer every kernel shares).
-//! - [`copy`]: the strided copy behind `contiguous()`, `reshape()`'s copy and `to_vec()`.
+//! - [`copy`]: the strided copy behind `contiguous()`, `reshape()`'s copy and `to_vec()`;
+//!   [`tile`] and `tile_nest`: its transposing planes and their loop order; [`cpu`]: the CPU
+//!   facts and the copy parameters chosen from them.
 //! - [`elementwise`]: runs an elementwise plan of the iteration engine (`crate::iter`).
 //! - [`reduce`]: runs a reduction plan, with [`reducers`] saying what is accumulated;
 //!   [`reduce_small`]: the direct path for small row-major inputs, whose short-row sums take
@@ -18,6 +20,7 @@
 
 pub(crate) mod assemble;
 pub(crate) mod copy;
+pub(crate) mod cpu;
 pub(crate) mod dispatch;
 pub(crate) mod elementwise;
 pub(crate) mod exp;
@@ -40,6 +43,7 @@ pub(crate) mod softmax;
 pub(crate) mod sort;
 pub(crate) mod strided_small;
 pub(crate) mod tile;
+mod tile_nest;
 pub(crate) mod transpose;
 pub(crate) mod unravel;
 pub(crate) mod walk;

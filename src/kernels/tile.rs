@@ -15,54 +15,104 @@
 
 use std::mem::MaybeUninit;
 
+use super::cpu::CopyTuning;
 use super::transpose::{BlockFn, Word, write_line};
 
-/// Smallest plane (bytes of one side) copied through packed tiles: below it the plane stays in
-/// the L2 cache while it is copied, set conflicts cost little, and the square tiles of blocks,
-/// which skip the buffers, are up to twice as fast (256 x 256 `f32`, measured).
-const PACKED_MIN_BYTES: usize = 512 << 10;
-
-/// Bytes of one way of the L2 cache, taken as the smallest common one (512 KiB, 8 ways):
-/// addresses this far apart fall into the same L2 set.
-const L2_WAY: usize = 64 << 10;
-
-/// Ways of the L2 cache: more lines of one set than this evict each other.
-const L2_WAYS: usize = 8;
-
-/// Whether `rows` source rows `stride` bytes apart, read side by side, need more lines of one
-/// L2 set than it has ways. The rows' starts repeat every `L2_WAY / gcd(stride, L2_WAY)` rows,
-/// so that many distinct sets share the rows: a 256 KiB stride (the outer dim of a 3-dim
-/// permute) puts all of them in one set, a 1 KiB stride (a 256 x 256 `f32` transpose) spreads
-/// them over 64.
-fn rows_alias_in_l2(stride: usize, rows: usize) -> bool {
+/// Whether `rows` rows `stride` bytes apart, read or written side by side, need more lines of
+/// one L2 set than it has ways (`tuning.l2_way_bytes`, `tuning.l2_ways`; see
+/// [Note [copy parameters]](super::cpu::CopyTuning)). The rows' starts repeat every
+/// `way / gcd(stride, way)` rows, so that many distinct sets share the rows: a 256 KiB stride
+/// (the outer dim of a 3-dim permute) puts all of them in one set, a 1 KiB stride (a
+/// 256 x 256 `f32` transpose) spreads them over 64 of a 64 KiB way.
+fn rows_alias_in_l2(stride: usize, rows: usize, tuning: &CopyTuning) -> bool {
     if stride == 0 {
         // Every row is the same one.
         return false;
     }
-    let (mut a, mut b) = (stride % L2_WAY, L2_WAY);
+    let way = tuning.l2_way_bytes;
+    let (mut a, mut b) = (stride % way, way);
     while a != 0 {
         (a, b) = (b % a, a);
     }
-    let sets = L2_WAY / b;
-    rows.div_ceil(sets) > L2_WAYS
+    let sets = way / b;
+    rows.div_ceil(sets) > tuning.l2_ways
 }
 
 /// Bytes of one side of a packed tile: a cache line.
 const LINE: usize = 64;
 
 /// Words in a cache line: the side of a packed tile (a multiple of every `Word::MK`).
-const fn line<W>() -> usize {
+pub(super) const fn line<W>() -> usize {
     LINE / std::mem::size_of::<W>()
 }
 
-/// A packed tile's buffer: `LINE x LINE` bytes, cache-line aligned.
-#[repr(C, align(64))]
-struct Packed([MaybeUninit<u8>; LINE * LINE]);
+/// The two buffers a packed tile passes through (on the stack of the thread copying), `a`
+/// at the start and `b` [`B_SHIFT`] bytes after `a`'s end.
+///
+/// Were `b` exactly `LINE * LINE` = 4 KiB after `a`, every row the block transposes write
+/// into `b` would share its address bits 0..12 with the row of `a` they read next, which a
+/// CPU cannot tell from a store to the same address until the full addresses compare (4K
+/// aliasing). The shift keeps the rows apart whatever the compiler does with the stack (a
+/// precaution: on the Zen 4 VM measured, 0 and 2048 bytes timed the same).
+pub(super) struct Buffers {
+    mem: Packed2,
+}
 
-/// Side of a square tile in words: 256 bytes of each row, so a 4-byte tile is 64 x 64
-/// (16 KiB read + 16 KiB written, inside L1/L2 while it is transposed block by block).
-pub(super) const fn tile<W>() -> usize {
-    256 / std::mem::size_of::<W>()
+/// Room for both buffers and the shift between them.
+#[repr(C, align(64))]
+struct Packed2([MaybeUninit<u8>; 2 * LINE * LINE + 4096]);
+
+/// Bytes between the end of buffer `a` and the start of buffer `b`: half a page, so rows of
+/// `a` and `b` never share their page offsets.
+const B_SHIFT: usize = 2048;
+
+impl Buffers {
+    pub(super) fn new() -> Buffers {
+        Buffers {
+            mem: Packed2([MaybeUninit::uninit(); 2 * LINE * LINE + 4096]),
+        }
+    }
+
+    /// Buffer `a` and buffer `b`, each `LINE * LINE` bytes, 64-byte aligned, disjoint.
+    fn split(&mut self) -> (*mut u8, *mut u8) {
+        let base = self.mem.0.as_mut_ptr().cast::<u8>();
+        // `b` ends at LINE * LINE + B_SHIFT + LINE * LINE, inside the array.
+        (base, base.wrapping_add(LINE * LINE + B_SHIFT))
+    }
+}
+
+/// How a packed plane splits: full `l x l` tiles over rows `0..rt` and columns
+/// `cs..cs + ct` (`cs` puts the destination's lines on cache-line boundaries), and the edges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Packing {
+    pub(super) cs: usize,
+    pub(super) rt: usize,
+    pub(super) ct: usize,
+}
+
+/// Hints the CPU to fetch the cache line at `p` into L1. Never faults, whatever `p` is.
+#[inline(always)]
+pub(super) fn prefetch(p: *const u8) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    // SAFETY: `prefetcht0` is a hint: it never faults or changes memory, for any address. SSE
+    // is part of the x86_64 baseline.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast())
+    };
+    #[cfg(any(not(target_arch = "x86_64"), miri))]
+    let _ = p;
+}
+
+/// Side of a square tile in words: `tile_bytes` (256 on a 32 KiB L1d) of each row, so a
+/// 4-byte tile is 64 x 64 (16 KiB read + 16 KiB written, inside L1/L2 while it is transposed
+/// block by block); see [Note [copy parameters]](super::cpu::CopyTuning).
+pub(super) fn tile<W: Word>() -> usize {
+    tile_side::<W>(CopyTuning::get())
+}
+
+/// [`tile`] under the parameters `tuning`.
+fn tile_side<W: Word>(tuning: &CopyTuning) -> usize {
+    (tuning.tile_bytes / std::mem::size_of::<W>()).next_multiple_of(W::MK)
 }
 
 /// A 2-D transpose-like copy: `dst[r * dst_row + c] = src[r * src_row + c * src_col]`.
@@ -92,7 +142,7 @@ impl Tile2d {
     ) {
         // SAFETY: forwarded.
         unsafe {
-            if self.packs::<W>() {
+            if self.packs::<W>(CopyTuning::get()) {
                 self.run_packed(src, dst, stream);
             } else {
                 self.run_tiled(src, dst, block);
@@ -100,20 +150,23 @@ impl Tile2d {
         }
     }
 
-    /// Whether [`Tile2d::run`] takes the packed tiles: the source is unit-stride along rows,
+    /// Whether the plane is copied through packed tiles: the source is unit-stride along rows,
     /// the plane holds at least one packed tile, and either it is at least
-    /// [`PACKED_MIN_BYTES`] or the source rows of a square tile would evict each other from
-    /// the L2 cache ([`rows_alias_in_l2`]), as the outer dim of a permute often does. (Below
-    /// the size, with rows that spread over the L2 sets, the plane stays in the L2 cache and
-    /// the square tiles skip the buffers' cost.)
-    fn packs<W: Word>(&self) -> bool {
+    /// `tuning.packed_min_bytes` or the source columns or destination rows of a square tile
+    /// would evict each other from the L2 cache ([`rows_alias_in_l2`]), as the outer dim of a
+    /// permute often does. (Below the size, with lines that spread over the L2 sets, the plane
+    /// stays in the L2 cache and the square tiles skip the buffers' cost.)
+    pub(super) fn packs<W: Word>(&self, tuning: &CopyTuning) -> bool {
         let (l, size) = (line::<W>(), std::mem::size_of::<W>());
         if self.src_row != 1 || self.rows < l || self.cols < l {
             return false;
         }
         let bytes = self.rows.saturating_mul(self.cols).saturating_mul(size);
-        let stride = self.src_col.unsigned_abs().saturating_mul(size);
-        bytes >= PACKED_MIN_BYTES || rows_alias_in_l2(stride, tile::<W>().min(self.cols))
+        let stride = |s: isize| s.unsigned_abs().saturating_mul(size);
+        let side = tile_side::<W>(tuning);
+        bytes >= tuning.packed_min_bytes
+            || rows_alias_in_l2(stride(self.src_col), side.min(self.cols), tuning)
+            || rows_alias_in_l2(stride(self.dst_row), side.min(self.rows), tuning)
     }
 
     /// Walks the `rows x cols` plane in square tiles; inside a tile, `MK x MK` blocks go
@@ -122,7 +175,7 @@ impl Tile2d {
     ///
     /// # Safety
     /// As [`Tile2d::run`].
-    unsafe fn run_tiled<W: Word>(&self, src: *const W, dst: *mut W, block: BlockFn<W>) {
+    pub(super) unsafe fn run_tiled<W: Word>(&self, src: *const W, dst: *mut W, block: BlockFn<W>) {
         let (tb, mk) = (tile::<W>(), W::MK);
         let line = (64 / std::mem::size_of::<W>()).max(mk);
         let simd = self.src_row == 1;
@@ -167,24 +220,12 @@ impl Tile2d {
         }
     }
 
-    /// The packed copy; see the [module docs](self). Full line-square tiles go through the
-    /// buffers, the ragged right and bottom strips through [`Tile2d::run_tiled`].
-    ///
-    /// # Safety
-    /// As [`Tile2d::run`], with `src_row == 1` and `rows, cols >= line::<W>()`.
-    unsafe fn run_packed<W: Word>(&self, src: *const W, dst: *mut W, stream: bool) {
-        let (l, mk) = (line::<W>(), W::MK);
-        debug_assert!(self.src_row == 1 && l % mk == 0 && self.rows >= l && self.cols >= l);
-        let block = W::block_fn(false);
-        let mut a = Packed([MaybeUninit::uninit(); LINE * LINE]);
-        let mut b = Packed([MaybeUninit::uninit(); LINE * LINE]);
-        // `l * l` words of `W` are exactly LINE * LINE bytes, and the buffers are aligned to
-        // 64 >= align_of::<W>(), so each holds one tile of words.
-        let (pa, pb) = (a.0.as_mut_ptr().cast::<W>(), b.0.as_mut_ptr().cast::<W>());
+    /// How a packed plane splits (see [`Packing`]), for a destination starting at `dst`.
+    pub(super) fn packing<W: Word>(&self, dst: *const W) -> Packing {
+        let (l, size) = (line::<W>(), std::mem::size_of::<W>());
         // Start the tiles at the first column whose destination address is on a cache-line
         // boundary (when every destination row has the same alignment), so each written line
         // is one whole line, which streaming stores need to skip reading it first.
-        let size = std::mem::size_of::<W>();
         let phase = dst as usize % LINE;
         let same_phase = (self.dst_row.unsigned_abs() * size) % LINE == 0;
         let cs = if phase != 0 && same_phase {
@@ -192,69 +233,125 @@ impl Tile2d {
         } else {
             0
         };
-        let rt = self.rows / l * l;
-        let ct = (self.cols - cs) / l * l;
-        if ct == 0 {
-            // SAFETY: forwarded.
-            unsafe { self.run_tiled(src, dst, W::block_fn(stream)) };
-            return;
+        Packing {
+            cs,
+            rt: self.rows / l * l,
+            ct: (self.cols - cs) / l * l,
         }
+    }
+
+    /// The packed copy; see the [module docs](self). Full line-square tiles go through the
+    /// buffers, column strip by column strip, the ragged edges through [`Tile2d::edges`].
+    ///
+    /// # Safety
+    /// As [`Tile2d::run`], with `src_row == 1` and `rows, cols >= line::<W>()`.
+    unsafe fn run_packed<W: Word>(&self, src: *const W, dst: *mut W, stream: bool) {
+        let l = line::<W>();
+        debug_assert!(self.src_row == 1 && self.rows >= l && self.cols >= l);
+        let p = self.packing(dst);
+        let mut bufs = Buffers::new();
         let li = l as isize;
-        for c0 in (cs as isize..(cs + ct) as isize).step_by(l) {
-            for r0 in (0..rt as isize).step_by(l) {
+        let ahead = CopyTuning::get().prefetch_tiles as isize * li;
+        for c0 in (p.cs..p.cs + p.ct).step_by(l) {
+            for r0 in (0..p.rt as isize).step_by(l) {
+                let c0 = c0 as isize;
                 // SAFETY: rows r0..r0 + l <= rt <= rows and columns c0..c0 + l <= cs + ct <=
-                // cols lie in the plane (contract). Source column c0 + k holds l contiguous
-                // words for those rows (src_row == 1); buffer row k (l words) is inside `a`.
-                // Every word of `a` is written before the blocks read it, and every word of
-                // `b` before the lines are written out; the buffers are local, so nothing
-                // overlaps.
+                // cols lie in the plane (contract).
                 unsafe {
-                    for k in 0..li {
-                        std::ptr::copy_nonoverlapping(
-                            src.offset(r0 + (c0 + k) * self.src_col),
-                            pa.offset(k * li),
-                            l,
-                        );
-                    }
-                    // b[i][k] = a[k][i], MK x MK blocks at a time (rows of l words).
-                    for kb in (0..li).step_by(mk) {
-                        for ib in (0..li).step_by(mk) {
-                            block(pa.offset(kb * li + ib), li, pb.offset(ib * li + kb), li);
-                        }
-                    }
-                    for i in 0..li {
-                        write_line(
-                            pb.offset(i * li),
-                            dst.offset((r0 + i) * self.dst_row + c0),
-                            l,
-                            stream,
-                        );
-                    }
-                }
+                    self.packed_tile(
+                        &mut bufs,
+                        src.offset(r0 + c0 * self.src_col),
+                        dst.offset(r0 * self.dst_row + c0),
+                        ahead,
+                        stream,
+                    )
+                };
             }
         }
-        // The strips outside the full tiles: columns 0..cs and cs + ct..cols of rows 0..rt,
-        // and rows rt..rows of every column.
-        let edge_block = W::block_fn(stream);
+        // SAFETY: forwarded.
+        unsafe { self.edges(&p, src, dst, W::block_fn(stream)) };
+    }
+
+    /// Copies the one `l x l` tile (`l = line::<W>()`) whose first element is at `src` and
+    /// `dst` through the buffers: each source column's line read whole, transposed in
+    /// registers, each destination row's line written whole. Prefetches the tile `ahead`
+    /// words further along the source columns (a hint: any address is harmless).
+    ///
+    /// # Safety
+    /// The tile's `l` source columns (`l` words each, `src_col` apart) are readable, its `l`
+    /// destination rows (`l` words each, `dst_row` apart) writable, not overlapping;
+    /// `src_row == 1`.
+    #[inline]
+    pub(super) unsafe fn packed_tile<W: Word>(
+        &self,
+        bufs: &mut Buffers,
+        src: *const W,
+        dst: *mut W,
+        ahead: isize,
+        stream: bool,
+    ) {
+        let (l, mk) = (line::<W>(), W::MK);
+        let li = l as isize;
+        let block = W::block_fn(false);
+        // `l * l` words of `W` are exactly LINE * LINE bytes, and the buffers are aligned to
+        // 64 >= align_of::<W>(), so each holds one tile of words.
+        let (pa, pb) = bufs.split();
+        let (pa, pb) = (pa.cast::<W>(), pb.cast::<W>());
+        // SAFETY: source column k holds l contiguous words (src_row == 1); buffer row k (l
+        // words) is inside `a`. Every word of `a` is written before the blocks read it, and
+        // every word of `b` before the lines are written out; the buffers are local, so
+        // nothing overlaps.
+        unsafe {
+            for k in 0..li {
+                let s = src.offset(k * self.src_col);
+                if ahead != 0 {
+                    prefetch(s.wrapping_offset(ahead).cast());
+                }
+                std::ptr::copy_nonoverlapping(s, pa.offset(k * li), l);
+            }
+            // b[i][k] = a[k][i], MK x MK blocks at a time (rows of l words).
+            for kb in (0..li).step_by(mk) {
+                for ib in (0..li).step_by(mk) {
+                    block(pa.offset(kb * li + ib), li, pb.offset(ib * li + kb), li);
+                }
+            }
+            for i in 0..li {
+                write_line(pb.offset(i * li), dst.offset(i * self.dst_row), l, stream);
+            }
+        }
+    }
+
+    /// Copies the parts of the plane outside [`Packing`]'s full tiles: columns `0..cs` and
+    /// `cs + ct..cols` of rows `0..rt`, and rows `rt..rows` of every column.
+    ///
+    /// # Safety
+    /// As [`Tile2d::run`]; `p` is `self.packing(dst)`.
+    pub(super) unsafe fn edges<W: Word>(
+        &self,
+        p: &Packing,
+        src: *const W,
+        dst: *mut W,
+        block: BlockFn<W>,
+    ) {
         let strip = |rows: usize, cols: usize| Tile2d {
             rows,
             cols,
             ..*self
         };
         let (left, right, bottom) = (
-            strip(rt, cs),
-            strip(rt, self.cols - cs - ct),
-            strip(self.rows - rt, self.cols),
+            strip(p.rt, p.cs),
+            strip(p.rt, self.cols - p.cs - p.ct),
+            strip(self.rows - p.rt, self.cols),
         );
-        let end = (cs + ct) as isize;
-        // SAFETY: each strip is a part of the plane (above), given by its first element.
+        let end = (p.cs + p.ct) as isize;
+        // SAFETY: each strip is a part of the plane, given by its first element.
         unsafe {
-            left.run_tiled(src, dst, edge_block);
-            right.run_tiled(src.offset(end * self.src_col), dst.offset(end), edge_block);
+            left.run_tiled(src, dst, block);
+            right.run_tiled(src.offset(end * self.src_col), dst.offset(end), block);
             bottom.run_tiled(
-                src.add(rt),
-                dst.offset(rt as isize * self.dst_row),
-                edge_block,
+                src.add(p.rt),
+                dst.offset(p.rt as isize * self.dst_row),
+                block,
             );
         }
     }
@@ -361,10 +458,23 @@ mod tests {
         }
     }
 
-    /// The packed tiles are taken for large planes and for small ones whose source rows
-    /// alias in the L2 cache, and not for small planes whose rows spread over its sets.
+    /// The parameters of a Zen 4 core (1 MiB 8-way L2, 32 MiB L3), whatever this machine is.
+    fn zen4() -> CopyTuning {
+        CopyTuning::for_cpu(&super::super::cpu::CpuInfo {
+            l1d_bytes: 32 << 10,
+            l2_bytes: 1 << 20,
+            l2_ways: 8,
+            llc_bytes: 32 << 20,
+            ..super::super::cpu::CpuInfo::fallback()
+        })
+    }
+
+    /// The packed tiles are taken for large planes and for small ones whose source columns or
+    /// destination rows alias in the L2 cache, and not for small planes whose lines spread
+    /// over its sets.
     #[test]
     fn packed_tiles_are_chosen_for_large_planes_and_aliasing_rows() {
+        let z = zen4();
         let plane = |rows: usize, cols: usize, src_col: isize| Tile2d {
             rows,
             cols,
@@ -372,33 +482,39 @@ mod tests {
             src_col,
             dst_row: cols as isize,
         };
-        // 256 x 256 f32 transposed: 256 KiB, rows 1 KiB apart over 64 sets.
-        assert!(!plane(256, 256, 256).packs::<u32>());
+        // 256 x 256 f32 transposed: 256 KiB, rows 1 KiB apart over 128 sets.
+        assert!(!plane(256, 256, 256).packs::<u32>(&z));
         // 4096 x 4096 f32 transposed: large.
-        assert!(plane(4096, 4096, 4096).packs::<u32>());
+        assert!(plane(4096, 4096, 4096).packs::<u32>(&z));
         // A plane of permute [2, 1, 0] of 256 x 512 x 128 f32: 128 KiB, rows 256 KiB apart,
         // all in one set; so are its reversed rows.
-        assert!(plane(128, 256, 65536).packs::<u32>());
-        assert!(plane(128, 256, -65536).packs::<u32>());
-        // 16 KiB apart: 4 sets for 64 rows, 16 lines a set.
-        assert!(plane(64, 64, 4096).packs::<u32>());
-        // 4 KiB apart: 16 sets, 4 lines a set.
-        assert!(!plane(64, 64, 1024).packs::<u32>());
+        assert!(plane(128, 256, 65536).packs::<u32>(&z));
+        assert!(plane(128, 256, -65536).packs::<u32>(&z));
+        // 32 KiB apart: 4 sets of a 128 KiB way for 64 rows, 16 lines a set.
+        assert!(plane(64, 64, 8192).packs::<u32>(&z));
+        // 4 KiB apart: 32 sets, 2 lines a set.
+        assert!(!plane(64, 64, 1024).packs::<u32>(&z));
+        // Destination rows 512 KiB apart alias too (permute [2, 0, 1]).
+        let p201 = Tile2d {
+            dst_row: 131_072,
+            ..plane(128, 512, 128)
+        };
+        assert!(p201.packs::<u32>(&z));
         // As many source rows as the L2 has ways fit whatever the stride; planes below a
         // packed tile and strided sources never pack.
-        assert!(!plane(64, 8, 65536).packs::<u64>());
-        assert!(plane(64, 9, 65536).packs::<u64>());
-        assert!(!plane(15, 64, 65536).packs::<u32>());
+        assert!(!plane(64, 8, 65536).packs::<u64>(&z));
+        assert!(plane(64, 9, 65536).packs::<u64>(&z));
+        assert!(!plane(15, 64, 65536).packs::<u32>(&z));
         assert!(
             !Tile2d {
                 src_row: 2,
                 ..plane(128, 256, 65536)
             }
-            .packs::<u32>()
+            .packs::<u32>(&z)
         );
-        assert!(!rows_alias_in_l2(65536, L2_WAYS));
-        assert!(rows_alias_in_l2(65536, L2_WAYS + 1));
-        assert!(!rows_alias_in_l2(0, 64));
+        assert!(!rows_alias_in_l2(1 << 17, z.l2_ways, &z));
+        assert!(rows_alias_in_l2(1 << 17, z.l2_ways + 1, &z));
+        assert!(!rows_alias_in_l2(0, 64, &z));
     }
 
     #[test]

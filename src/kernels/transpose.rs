@@ -134,6 +134,40 @@ pub(crate) unsafe fn write_line<W: Word>(src: *const W, dst: *mut W, words: usiz
     unsafe { std::ptr::copy_nonoverlapping(src, dst, words) }
 }
 
+/// Copies the run of `len` words at `src` to `dst`, the whole 64-byte lines of `dst` with
+/// non-temporal stores when `stream` (the copy exceeds the last-level cache: a plain
+/// `memcpy` of a short run would first read every destination line it writes), the ragged
+/// ends and everything else with a plain copy.
+///
+/// # Safety
+/// `src` readable and `dst` writable for `len` words, not overlapping.
+#[inline]
+pub(crate) unsafe fn copy_run<W: Word>(src: *const W, dst: *mut W, len: usize, stream: bool) {
+    let size = std::mem::size_of::<W>();
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    if stream && len * size >= 256 && (dst as usize) % size == 0 {
+        // Words up to the first line boundary of `dst`, then whole lines, then the rest.
+        let head = ((64 - dst as usize % 64) % 64 / size).min(len);
+        let lines = (len - head) * size / 64;
+        let per_line = 64 / size;
+        // SAFETY: head + lines * per_line <= len words on each side (contract); the lines
+        // start on a 64-byte boundary of `dst`, as `_mm_stream_si128` requires (16 bytes).
+        unsafe {
+            std::ptr::copy_nonoverlapping(src, dst, head);
+            let (s, d) = (src.add(head), dst.add(head));
+            for k in 0..lines {
+                write_line(s.add(k * per_line), d.add(k * per_line), per_line, true);
+            }
+            let done = head + lines * per_line;
+            std::ptr::copy_nonoverlapping(src.add(done), dst.add(done), len - done);
+        }
+        return;
+    }
+    let _ = (stream, size);
+    // SAFETY: as the contract says.
+    unsafe { std::ptr::copy_nonoverlapping(src, dst, len) }
+}
+
 /// Orders stores made with non-temporal hints before later stores (and before other threads
 /// see the data); a no-op where there are none.
 pub(crate) fn store_fence() {

@@ -1,0 +1,346 @@
+//! What the running CPU reports about itself, and the copy kernel's parameters chosen from it.
+//!
+//! [`CpuInfo`] is read once per process: vendor and model from CPUID, cache sizes and ways
+//! from Linux's sysfs (`/sys/devices/system/cpu/cpu0/cache/index*`), vector extensions from
+//! the standard library's feature detection. [`CopyTuning`] turns those facts into the
+//! numbers the strided copy uses, in one place (see the Note there).
+//!
+//! Under Miri, which cannot run CPUID or read sysfs, and on machines that report nothing, the
+//! facts are the defaults named on each field; the parameters then match the ones measured on
+//! a 2-core AMD EPYC (Zen 4) VM.
+
+use std::sync::OnceLock;
+
+/// Facts about the CPU this process runs on, as reported at run time.
+///
+/// # Examples
+/// ```
+/// let cpu = stridex::CpuInfo::get();
+/// assert!(cpu.l1d_bytes > 0 && cpu.l2_bytes >= cpu.l1d_bytes);
+/// println!("{} ({}): AVX2 {}", cpu.model, cpu.vendor, cpu.avx2);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CpuInfo {
+    /// CPUID vendor string, e.g. `AuthenticAMD`, `GenuineIntel` (`unknown` when not reported).
+    pub vendor: String,
+    /// CPUID brand string, e.g. `AMD EPYC 9654 96-Core Processor` (`unknown` when not
+    /// reported).
+    pub model: String,
+    /// Bytes of a cache line (64 when not reported).
+    pub line_bytes: usize,
+    /// Bytes of the level-1 data cache of one core (32 KiB when not reported).
+    pub l1d_bytes: usize,
+    /// Bytes of the level-2 cache of one core (512 KiB when not reported).
+    pub l2_bytes: usize,
+    /// Ways of the level-2 cache (8 when not reported).
+    pub l2_ways: usize,
+    /// Bytes of the last-level cache (the highest level sysfs lists; 32 MiB when not
+    /// reported).
+    pub llc_bytes: usize,
+    /// Whether the CPU has AVX2.
+    pub avx2: bool,
+    /// Whether the CPU has AVX-512 F and BW.
+    pub avx512bw: bool,
+}
+
+impl CpuInfo {
+    /// The facts of this CPU, detected on the first call and then kept.
+    ///
+    /// # Examples
+    /// ```
+    /// let cpu = stridex::CpuInfo::get();
+    /// assert!(cpu.line_bytes.is_power_of_two());
+    /// ```
+    pub fn get() -> &'static CpuInfo {
+        static INFO: OnceLock<CpuInfo> = OnceLock::new();
+        INFO.get_or_init(detect)
+    }
+
+    /// The facts assumed where nothing is reported (and under Miri).
+    pub(crate) fn fallback() -> CpuInfo {
+        CpuInfo {
+            vendor: "unknown".into(),
+            model: "unknown".into(),
+            line_bytes: 64,
+            l1d_bytes: 32 << 10,
+            l2_bytes: 512 << 10,
+            l2_ways: 8,
+            llc_bytes: 32 << 20,
+            avx2: false,
+            avx512bw: false,
+        }
+    }
+}
+
+#[cfg(miri)]
+fn detect() -> CpuInfo {
+    CpuInfo::fallback()
+}
+
+#[cfg(not(miri))]
+fn detect() -> CpuInfo {
+    let mut info = CpuInfo::fallback();
+    #[cfg(target_arch = "x86_64")]
+    {
+        let (vendor, model) = x86_names();
+        info.vendor = vendor;
+        info.model = model;
+        info.avx2 = std::arch::is_x86_feature_detected!("avx2");
+        info.avx512bw = std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw");
+    }
+    for cache in sysfs_caches() {
+        match (cache.level, cache.data) {
+            (1, true) => info.l1d_bytes = cache.size,
+            (2, _) => {
+                info.l2_bytes = cache.size;
+                if cache.ways > 0 {
+                    info.l2_ways = cache.ways;
+                }
+            }
+            _ => {}
+        }
+        if cache.level >= 2 {
+            info.llc_bytes = cache.size;
+        }
+        if cache.line.is_power_of_two() {
+            info.line_bytes = cache.line;
+        }
+    }
+    info
+}
+
+/// The vendor and brand strings from CPUID leaves 0 and 0x8000_0002..=0x8000_0004.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+fn x86_names() -> (String, String) {
+    use std::arch::x86_64::__cpuid;
+    let text = |words: &[u32]| {
+        let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        String::from_utf8_lossy(&bytes)
+            .trim_matches(|c: char| c == '\0' || c.is_whitespace())
+            .to_string()
+    };
+    let l0 = __cpuid(0);
+    let vendor = text(&[l0.ebx, l0.edx, l0.ecx]);
+    // The extended leaves are read only when leaf 0x8000_0000 lists them.
+    let model = {
+        if __cpuid(0x8000_0000).eax >= 0x8000_0004 {
+            let words: Vec<u32> = (0x8000_0002u32..=0x8000_0004)
+                .flat_map(|leaf| {
+                    let r = __cpuid(leaf);
+                    [r.eax, r.ebx, r.ecx, r.edx]
+                })
+                .collect();
+            text(&words)
+        } else {
+            String::new()
+        }
+    };
+    let or_unknown = |s: String| if s.is_empty() { "unknown".into() } else { s };
+    (or_unknown(vendor), or_unknown(model))
+}
+
+/// One cache of `cpu0` as sysfs lists it.
+#[cfg(not(miri))]
+struct SysCache {
+    level: usize,
+    data: bool,
+    size: usize,
+    ways: usize,
+    line: usize,
+}
+
+/// The caches of `cpu0`, lowest level first (empty where sysfs is absent).
+#[cfg(not(miri))]
+fn sysfs_caches() -> Vec<SysCache> {
+    let mut caches: Vec<SysCache> = (0..8)
+        .filter_map(|i| {
+            let dir = format!("/sys/devices/system/cpu/cpu0/cache/index{i}");
+            let read = |f: &str| std::fs::read_to_string(format!("{dir}/{f}")).ok();
+            let kind = read("type")?;
+            let number = |f: &str| read(f).and_then(|s| s.trim().parse::<usize>().ok());
+            Some(SysCache {
+                level: number("level")?,
+                data: kind.trim() != "Instruction",
+                size: parse_size(&read("size")?)?,
+                ways: number("ways_of_associativity").unwrap_or(0),
+                line: number("coherency_line_size").unwrap_or(0),
+            })
+        })
+        .filter(|c| c.data)
+        .collect();
+    caches.sort_by_key(|c| c.level);
+    caches
+}
+
+/// Parses a sysfs cache size: `48K`, `2048K`, `32M` or plain bytes.
+#[cfg_attr(miri, allow(dead_code))]
+fn parse_size(s: &str) -> Option<usize> {
+    let s = s.trim();
+    let (num, mul) = if let Some(n) = s.strip_suffix('K') {
+        (n, 1 << 10)
+    } else if let Some(n) = s.strip_suffix('M') {
+        (n, 1 << 20)
+    } else {
+        (s, 1)
+    };
+    num.parse::<usize>().ok()?.checked_mul(mul)
+}
+
+/// The copy kernel's parameters, chosen from [`CpuInfo`].
+///
+/// # Note [copy parameters]
+///
+/// Every number the strided copy (`kernels/copy.rs`, `kernels/tile.rs`) tunes itself with is
+/// set here, from the facts of [`CpuInfo`]:
+///
+/// - `tile_bytes`: bytes of each row of a square tile of in-register blocks (a 4-byte tile is
+///   `tile_bytes / 4` words square). Read and written, a tile is `2 * tile_bytes^2 / size`
+///   bytes: 256 keeps a 4-byte tile at 32 KiB, inside every L1d of 32 KiB or more; smaller L1s
+///   get 128.
+/// - `packed_min_bytes`: planes of at least this many bytes go through the packed line-square
+///   tiles (each line read and written once, through two 4 KiB buffers); smaller ones stay in
+///   the L2 while they are copied, so the square tiles, which skip the buffers, are faster.
+///   Half the L2: 512 KiB on a Zen 4 core (1 MiB L2), where 256 x 256 `f32` measured up to
+///   twice as fast without the buffers.
+/// - `l2_way_bytes`, `l2_ways`: addresses `l2_way_bytes` apart share an L2 set; more than
+///   `l2_ways` source rows in one set evict each other, so a plane whose rows do (the outer
+///   dim of a permute, 256 KiB apart) is packed whatever its size.
+/// - `stream_min_bytes`: copies whose source and destination together exceed the last-level
+///   cache write with non-temporal stores (the destination cannot stay cached anyway, and
+///   streaming skips reading each destination line first); below it streaming would evict
+///   what the next op reads (2x slower, measured on a 16-core server whose L3 held the copy).
+/// - `prefetch_tiles`: the packed transpose prefetches the source lines of the tile this many
+///   tiles ahead along the source rows. A packed tile reads one line from each of `line`
+///   source rows (16 rows of 4-byte words, 64 of bytes): more streams than a core's hardware
+///   prefetchers follow, so without hints every tile waits on DRAM.
+/// - `stage_prefetch_rows`: the elementwise executor, staging a transposed operand through a
+///   tile buffer (`kernels/elementwise.rs`), prefetches the source rows this many rows ahead
+///   of the block it transposes (32: the rows of two 16-row blocks of 4-byte words).
+/// - `read_weight`, `write_weight`: the cost model that orders a packed copy's loops
+///   (`kernels/tile_nest.rs`) charges `weight * page / run` per side, where `run` is how many
+///   bytes a stream runs before the walk jumps; reads weigh 2, writes 1 (a read waits for
+///   DRAM, a streamed whole-line write does not).
+/// - `parallel_bytes`: copies moving fewer bytes stay on the calling thread.
+/// - `page_bytes`: the longest sequential run the loop-order cost model credits (a 4 KiB
+///   page: the hardware prefetchers stop at page boundaries, so longer runs gain nothing).
+///
+/// # Examples
+/// ```
+/// let t = stridex::CopyTuning::get();
+/// assert!(t.packed_min_bytes <= stridex::CpuInfo::get().l2_bytes);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CopyTuning {
+    /// Bytes of each row of a square tile of in-register blocks.
+    pub tile_bytes: usize,
+    /// Smallest plane (bytes of one side) copied through packed line-square tiles.
+    pub packed_min_bytes: usize,
+    /// Bytes of one way of the L2 cache.
+    pub l2_way_bytes: usize,
+    /// Ways of the L2 cache.
+    pub l2_ways: usize,
+    /// Smallest copy (source plus destination bytes) written with non-temporal stores.
+    pub stream_min_bytes: usize,
+    /// How many packed tiles ahead the transpose prefetches its source lines.
+    pub prefetch_tiles: usize,
+    /// How many source rows ahead the elementwise staging of a transposed operand prefetches.
+    pub stage_prefetch_rows: usize,
+    /// Weight of a source run in the loop-order cost model.
+    pub read_weight: usize,
+    /// Weight of a destination run in the loop-order cost model.
+    pub write_weight: usize,
+    /// Smallest copy (bytes moved) split across threads.
+    pub parallel_bytes: usize,
+    /// The longest sequential run, in bytes, the loop-order cost model credits.
+    pub page_bytes: usize,
+}
+
+impl CopyTuning {
+    /// The parameters for this CPU, chosen on the first call and then kept.
+    ///
+    /// # Examples
+    /// ```
+    /// let t = stridex::CopyTuning::get();
+    /// assert!(t.tile_bytes.is_power_of_two() && t.page_bytes >= 4096);
+    /// ```
+    pub fn get() -> &'static CopyTuning {
+        static TUNING: OnceLock<CopyTuning> = OnceLock::new();
+        TUNING.get_or_init(|| CopyTuning::for_cpu(CpuInfo::get()))
+    }
+
+    /// The parameters for a CPU with the facts `cpu` (see the Note on [`CopyTuning`]).
+    pub(crate) fn for_cpu(cpu: &CpuInfo) -> CopyTuning {
+        let l2_ways = if cpu.l2_ways == 0 { 8 } else { cpu.l2_ways };
+        CopyTuning {
+            tile_bytes: if cpu.l1d_bytes >= 32 << 10 { 256 } else { 128 },
+            packed_min_bytes: (cpu.l2_bytes / 2).max(64 << 10),
+            l2_way_bytes: (cpu.l2_bytes / l2_ways).max(4096).next_power_of_two(),
+            l2_ways,
+            stream_min_bytes: cpu.llc_bytes,
+            prefetch_tiles: 2,
+            stage_prefetch_rows: 32,
+            read_weight: 2,
+            write_weight: 1,
+            parallel_bytes: 1 << 20,
+            page_bytes: 4096,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sysfs_sizes_parse() {
+        assert_eq!(parse_size("48K\n"), Some(48 << 10));
+        assert_eq!(parse_size("32M"), Some(32 << 20));
+        assert_eq!(parse_size("512"), Some(512));
+        assert_eq!(parse_size("lots"), None);
+        assert_eq!(parse_size(&format!("{}M", usize::MAX)), None);
+    }
+
+    #[test]
+    fn tuning_follows_the_caches() {
+        let zen4 = CpuInfo {
+            l1d_bytes: 32 << 10,
+            l2_bytes: 1 << 20,
+            l2_ways: 8,
+            llc_bytes: 32 << 20,
+            ..CpuInfo::fallback()
+        };
+        let t = CopyTuning::for_cpu(&zen4);
+        assert_eq!(
+            (t.tile_bytes, t.packed_min_bytes, t.l2_way_bytes),
+            (256, 512 << 10, 128 << 10)
+        );
+        assert_eq!(t.stream_min_bytes, 32 << 20);
+        // A Skylake-SP core: 1 MiB, 16 ways; a core with a 16 KiB L1d and no ways reported.
+        let skx = CpuInfo {
+            l2_ways: 16,
+            ..zen4.clone()
+        };
+        assert_eq!(CopyTuning::for_cpu(&skx).l2_way_bytes, 64 << 10);
+        let small = CpuInfo {
+            l1d_bytes: 16 << 10,
+            l2_bytes: 256 << 10,
+            l2_ways: 0,
+            ..zen4
+        };
+        let t = CopyTuning::for_cpu(&small);
+        assert_eq!(
+            (t.tile_bytes, t.packed_min_bytes, t.l2_ways),
+            (128, 128 << 10, 8)
+        );
+    }
+
+    #[test]
+    fn detected_facts_are_sane() {
+        let cpu = CpuInfo::get();
+        assert!(cpu.line_bytes.is_power_of_two());
+        assert!(cpu.l1d_bytes > 0 && cpu.l2_bytes > 0 && cpu.llc_bytes > 0);
+        assert!(!cpu.vendor.is_empty() && !cpu.model.is_empty());
+        assert!(!cpu.avx512bw || cpu.avx2 || cfg!(miri));
+    }
+}
