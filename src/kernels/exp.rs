@@ -12,9 +12,11 @@
 //! the crate needs a fast `f64` exponential, and a polynomial of the precision `f64` deserves
 //! costs twice as many terms.
 //!
-//! With `FMA = true` the polynomial uses fused multiply-adds; that variant may only run inside
-//! functions compiled with the `fma` target feature (see [`has_avx2_fma`]), where `mul_add` is
-//! one instruction rather than a library call.
+//! With `FMA = true` the polynomial uses fused multiply-adds (`mul_add`): one instruction
+//! inside functions compiled with the `fma` target feature (see [`has_avx2_fma`]), a call to
+//! the C library's `fmaf` elsewhere (the same bits, slower). Softmax uses the fused variant on
+//! every path, so its AVX2 and portable paths agree bit for bit (Note [canonical order]);
+//! logsumexp's reducer uses the unfused one on every path.
 
 use num_traits::Float;
 

@@ -11,7 +11,8 @@
 //! - [`inplace`]: writes through a mutable view (fill, copy from a source, in-place updates).
 //! - [`assemble`]: `cat` and `pad` into a fresh tensor, one pass per part.
 //! - [`exp`]: a vectorisable `e^x`; [`softmax`]: softmax / log-softmax / logsumexp along a dim;
-//!   [`moments`]: variance along a dim; [`scan`]: cumulative sums and products.
+//!   [`moments`]: variance along a dim; [`scan`]: cumulative sums and products;
+//!   [`canonical`]: the canonical reduction order for the kernels outside [`reduce`].
 //! - [`gather`]: index-driven reads and writes (`index_select`, `gather`, `scatter`, masks).
 //! - [`lines`]: ops line by line along a dim (read through strides, output filled by lines);
 //!   [`sort`]: sort / argsort / topk on them.
@@ -19,6 +20,7 @@
 //! - [`parallel`]: splitting work across rayon threads; [`unravel`]: flat position to offsets.
 
 pub(crate) mod assemble;
+pub(crate) mod canonical;
 pub(crate) mod copy;
 pub(crate) mod cpu;
 pub(crate) mod dispatch;

@@ -1,28 +1,31 @@
 //! Variance and standard deviation along one dim.
 //!
-//! # Algorithm
+//! # Algorithm and order (Note [canonical order], `src/kernels/reduce.rs`)
 //!
-//! Elements are taken in runs of at most [`SHIFT_RUN`] along the dim. Within a run every
-//! element is shifted by the run's first element `c` and the kernel sums `d = x - c` and `d^2`
-//! in `f64` (whatever the element type, as PyTorch does); the run's count, mean and sum of
-//! squared deviations (`m2 = sum(d^2) - sum(d)^2 / k`) are then merged into the slice's with
-//! Chan's parallel formula. Because `c` is one of the run's elements, `sum(d^2)` is at most
-//! `k + 1` times `m2` for a run of `k`, so the cancellation costs at most a factor `k + 1` of
-//! `f64` rounding: data with mean `1e6` and spread 1 come out correct to about `1e-12`
-//! relative. Unlike Welford's update there is no division per element, so the loops
-//! vectorise.
+//! Each slice's result depends only on its logical values, never on the layout, the kernel
+//! path, the thread count or the SIMD level. Its positions `0..n` along the dim are cut into
+//! the canonical leaves of 512 ([`canonical`](super::canonical)). In a leaf of `k` elements
+//! every element is shifted by the leaf's first element `c`, and the kernel sums `d = x - c`
+//! and `d * d` (a product, then an addition: no fused multiply-add, on any path) in `f64`,
+//! whatever the element type (as PyTorch does), position `i` in lane `i % 8`, the lanes then
+//! combined by the canonical tree. The leaf's mean is `c + S / k` and its sum of squared
+//! deviations `m2 = Q - S * (S / k)`; leaves are combined pairwise along the canonical tree
+//! with Chan's parallel formula. Because `c` is one of the leaf's elements, `Q` is at most
+//! `k + 1` times `m2`, so the cancellation costs at most a factor 513 of `f64` rounding: data
+//! with mean `1e6` and spread 1 come out correct to about `1e-12` relative. Unlike Welford's
+//! update there is no division per element, so the loops vectorise.
 //!
 //! The loops follow the *input's* memory order ([`DimPlan`] ordered by input strides):
 //!
 //! - **Line kernel** (the dim is innermost, e.g. variance over dim 1 of a row-major matrix):
-//!   each slice is a line, its runs folded into [`LANES`] lanes; [`GROUP_LINES`] lines are
-//!   read side by side, which keeps more memory requests in flight than one stream does.
-//! - **Block kernel** (e.g. over dim 0): a chunk of slices side by side, each with its shift
-//!   and sums, so step `i` along the dim reads a whole row of input.
+//!   each slice is a line; [`GROUP_LINES`] lines are read side by side, which keeps more
+//!   memory requests (and more independent additions) in flight than one line does.
+//! - **Block kernel** (e.g. over dim 0): a chunk of slices side by side, so step `i` along
+//!   the dim reads a whole row of input, folded into accumulator row `i % 8` of the leaf.
 //!
 //! As in the softmax kernel, an AVX2 + FMA compilation of the same code is chosen at run time
-//! where the CPU has it. Each output element is computed by one thread in an order fixed by
-//! the plan: results do not depend on the number of threads.
+//! where the CPU has it (the same operations, so the same bits). Each output element is
+//! computed by one thread.
 //!
 //! # Result
 //!
@@ -37,20 +40,16 @@ use crate::layout::Layout;
 use crate::scalar::Numeric;
 use crate::storage::Storage;
 
+use super::canonical::{self, LANES};
 use super::exp::has_avx2_fma;
 use super::parallel::{SharedPtr, for_each_chunk, threads_for};
 use super::scan::DimPlan;
 
-/// Most elements shifted by one run's first element before merging (see the module docs).
-const SHIFT_RUN: usize = 512;
-/// Independent lanes per slice of the line kernel (element `i` of a run goes to lane
-/// `i % LANES`): four vectors of `f64` for each sum, enough to hide the latency of the adds.
-const LANES: usize = 16;
 /// Slices the line kernel reduces side by side (more memory streams in flight).
 const GROUP_LINES: usize = 4;
-/// Most and fewest slices per chunk of the block kernel (six `f64` arrays of that length
+/// Most and fewest slices per chunk of the block kernel (its 16 accumulator rows of `f64`
 /// stay in L2).
-const MAX_CHUNK: usize = 4096;
+const MAX_CHUNK: usize = 2048;
 const MIN_CHUNK: usize = 256;
 
 /// What to compute from the moments.
@@ -70,23 +69,24 @@ impl VarSpec {
     }
 }
 
-/// `a * b + c`, fused when `FMA`.
+/// A part of a slice: `(mean, sum of squared deviations)`; its count is its range's length.
+type Part = (f64, f64);
+
+/// A leaf of `k` elements shifted by `c`, with sums `s` of `x - c` and `q` of its square.
 #[inline(always)]
-fn mul_add<const FMA: bool>(a: f64, b: f64, c: f64) -> f64 {
-    if FMA { a.mul_add(b, c) } else { a * b + c }
+fn leaf_part(k: usize, c: f64, s: f64, q: f64) -> Part {
+    let d = s / k as f64;
+    let m2 = q - s * d;
+    (c + d, if m2 < 0.0 { 0.0 } else { m2 })
 }
 
-/// Merges a run of `k` elements with shift `c` and sums `s`, `q` (of `x - c` and its square)
-/// into a slice's `(mean, m2)` over `n` earlier elements (Chan's formula; `n = 0` works).
+/// Two adjacent parts of `na` and `nb` elements combined (Chan's formula), `a` the earlier.
 #[inline(always)]
-fn merge(mean: &mut f64, m2: &mut f64, n: f64, k: f64, c: f64, s: f64, q: f64) {
-    let d = s / k;
-    let run_m2 = q - s * d;
-    let run_m2 = if run_m2 < 0.0 { 0.0 } else { run_m2 };
-    let total = n + k;
-    let delta = (c + d) - *mean;
-    *mean += delta * (k / total);
-    *m2 += run_m2 + delta * delta * (n * (k / total));
+fn chan(a: Part, b: Part, na: usize, nb: usize) -> Part {
+    let (na, nb) = (na as f64, nb as f64);
+    let f = nb / (na + nb);
+    let delta = b.0 - a.0;
+    (a.0 + delta * f, a.1 + b.1 + delta * delta * (na * f))
 }
 
 /// Variance (or standard deviation) of the elements `layout` addresses in `storage` along
@@ -235,7 +235,7 @@ unsafe fn run<T: Numeric + Float>(
                     if fast {
                         chunk_fast(plan, xl, yl, j, &mut state, spec)
                     } else {
-                        chunk_of::<T, false>(plan, xl, yl, j, &mut state, spec)
+                        chunk_of::<T>(plan, xl, yl, j, &mut state, spec)
                     }
                 }
             }
@@ -271,7 +271,7 @@ unsafe fn chunk_fast<T: Numeric + Float>(
     spec: VarSpec,
 ) {
     // SAFETY: forwarded.
-    unsafe { chunk_of::<T, { cfg!(target_arch = "x86_64") }>(plan, x, y, j, state, spec) }
+    unsafe { chunk_of::<T>(plan, x, y, j, state, spec) }
 }
 
 /// The value of element `x` in `f64`.
@@ -281,162 +281,160 @@ fn wide<T: Float>(x: T) -> f64 {
 }
 
 /// The results for `M` slices along the dim: `len` elements from each of `xs` (step
-/// `step[0]`), walked side by side, one run of [`SHIFT_RUN`] elements of each in turn. Each
-/// slice's result depends only on its own elements (not on `M`).
+/// `step[0]`), walked side by side, one leaf of each in turn. Each slice's result depends only
+/// on its own elements (not on `M`).
 ///
 /// # Safety
-/// The `len` elements from each of `xs` are initialized input elements.
+/// The `len` elements from each of `xs` are initialized input elements. If `AVX2`, the CPU
+/// has AVX2 and FMA.
 #[inline(always)]
-unsafe fn lines_of<T: Numeric + Float, const FMA: bool, const M: usize>(
+unsafe fn lines_of<T: Numeric + Float, const AVX2: bool, const M: usize>(
     plan: &DimPlan,
     xs: [*const T; M],
     spec: VarSpec,
 ) -> [T; M] {
     let (len, sx) = (plan.len, plan.step[0]);
-    let (mut mean, mut m2, mut n) = ([0.0; M], [0.0; M], 0.0);
-    let mut start = 0;
-    while start < len {
-        let k = SHIFT_RUN.min(len - start);
-        // SAFETY: elements `start..start + k` of each slice (contract).
-        let first = xs.map(|x| unsafe { x.offset(start as isize * sx) });
+    let leaf = |lo: usize, hi: usize| -> [Part; M] {
+        let k = hi - lo;
+        // SAFETY: elements `lo..hi` of each slice (contract).
+        let first = xs.map(|x| unsafe { x.offset(lo as isize * sx) });
         // SAFETY: as above (`k >= 1`).
         let c = first.map(|p| wide(unsafe { p.read() }));
-        let mut sums = [(0.0, 0.0); M];
-        for r in 0..M {
-            sums[r] = if sx == 1 {
-                // SAFETY: as above; contiguous.
-                let row = unsafe { std::slice::from_raw_parts(first[r], k) };
-                #[cfg(target_arch = "x86_64")]
-                if FMA && T::DTYPE == crate::element::DType::F32 {
-                    // SAFETY: `T` is `f32`; `FMA` is true only in `lines_fast`, which runs
-                    // where AVX2 and FMA were detected.
-                    sums[r] = unsafe {
-                        avx2::shifted_sums(
-                            std::slice::from_raw_parts(row.as_ptr().cast::<f32>(), k),
-                            c[r],
-                        )
-                    };
-                    continue;
-                }
-                shifted_sums::<T, FMA>(row, c[r])
-            } else {
+        let sums: [(f64, f64); M] = if sx == 1 {
+            // SAFETY: as above; contiguous.
+            let rows = first.map(|p| unsafe { std::slice::from_raw_parts(p, k) });
+            #[cfg(target_arch = "x86_64")]
+            if AVX2 && T::DTYPE == crate::element::DType::F32 {
+                // SAFETY: `T` is `f32`; `AVX2` is true only in `lines_fast`, which runs where
+                // AVX2 and FMA were detected.
+                let sums = unsafe {
+                    avx2::shifted_sums(
+                        rows.map(|r| std::slice::from_raw_parts(r.as_ptr().cast::<f32>(), k)),
+                        c,
+                    )
+                };
+                return std::array::from_fn(|r| leaf_part(k, c[r], sums[r].0, sums[r].1));
+            }
+            std::array::from_fn(|r| shifted_sums(rows[r], c[r]))
+        } else {
+            std::array::from_fn(|r| {
                 let (mut s, mut q) = ([0.0f64; LANES], [0.0f64; LANES]);
                 for i in 0..k {
-                    // SAFETY: element `i < k` of the run.
+                    // SAFETY: element `i < k` of the leaf.
                     let d = wide(unsafe { first[r].offset(i as isize * sx).read() }) - c[r];
                     s[i % LANES] += d;
-                    q[i % LANES] = mul_add::<FMA>(d, d, q[i % LANES]);
+                    q[i % LANES] += d * d;
                 }
-                (pairwise(s), pairwise(q))
-            };
-        }
-        for r in 0..M {
-            let (sr, qr) = sums[r];
-            merge(&mut mean[r], &mut m2[r], n, k as f64, c[r], sr, qr);
-        }
-        n += k as f64;
-        start += k;
-    }
-    m2.map(|m2| spec.finish(n, m2))
+                (sum_lanes(s), sum_lanes(q))
+            })
+        };
+        std::array::from_fn(|r| leaf_part(k, c[r], sums[r].0, sums[r].1))
+    };
+    let parts = canonical::tree(len, leaf, |a: [Part; M], b: [Part; M], na, nb| {
+        std::array::from_fn(|r| chan(a[r], b[r], na, nb))
+    });
+    parts.map(|(_, m2)| spec.finish(len as f64, m2))
 }
 
-/// The sums of `d = x - c` and of `d^2` over a contiguous run, in [`LANES`] lanes summed
-/// [`pairwise`].
+/// The canonical tree over a leaf's lanes, for sums.
 #[inline(always)]
-fn shifted_sums<T: Float, const FMA: bool>(xs: &[T], c: f64) -> (f64, f64) {
+fn sum_lanes(l: [f64; LANES]) -> f64 {
+    canonical::combine_lanes(l, |a, b| a + b)
+}
+
+/// The sums of `d = x - c` and of `d * d` over a contiguous leaf, position `i` in lane
+/// `i % LANES`, the lanes then combined ([`sum_lanes`]).
+#[inline(always)]
+fn shifted_sums<T: Float>(xs: &[T], c: f64) -> (f64, f64) {
     let (mut s, mut q) = ([0.0f64; LANES], [0.0f64; LANES]);
     let mut chunks = xs.chunks_exact(LANES);
     for ch in &mut chunks {
         for l in 0..LANES {
             let d = wide(ch[l]) - c;
             s[l] += d;
-            q[l] = mul_add::<FMA>(d, d, q[l]);
+            q[l] += d * d;
         }
     }
     for (l, &v) in chunks.remainder().iter().enumerate() {
         let d = wide(v) - c;
         s[l] += d;
-        q[l] = mul_add::<FMA>(d, d, q[l]);
+        q[l] += d * d;
     }
-    (pairwise(s), pairwise(q))
+    (sum_lanes(s), sum_lanes(q))
 }
 
-/// [`shifted_sums`] of `f32` runs with AVX2 and FMA intrinsics: the same lanes and the same
-/// operations in the same order (so the same results), certain to run four `f64` wide.
+/// [`shifted_sums`] of `M` `f32` leaves of one length side by side, with AVX2 intrinsics: the
+/// same lanes and the same operations in the same order (so the same bits), certain to run
+/// four `f64` wide, with `4 * M` independent chains of additions.
 #[cfg(target_arch = "x86_64")]
 mod avx2 {
     use std::arch::x86_64::*;
 
-    use super::{LANES, pairwise};
+    use super::{LANES, sum_lanes};
 
     /// See the [module docs](self).
     ///
     /// # Safety
-    /// The CPU must have AVX2 and FMA.
+    /// The CPU must have AVX2 and FMA; the rows have one length.
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn shifted_sums(xs: &[f32], c: f64) -> (f64, f64) {
-        let vc = _mm256_set1_pd(c);
-        let mut s = [_mm256_setzero_pd(); 4];
-        let mut q = [_mm256_setzero_pd(); 4];
-        let full = xs.len() - xs.len() % LANES;
+    pub(super) unsafe fn shifted_sums<const M: usize>(
+        rows: [&[f32]; M],
+        c: [f64; M],
+    ) -> [(f64, f64); M] {
+        let k = rows[0].len();
+        let full = k - k % LANES;
+        let mut vc = [_mm256_setzero_pd(); M];
+        for r in 0..M {
+            vc[r] = _mm256_set1_pd(c[r]);
+        }
+        let mut s = [[_mm256_setzero_pd(); 2]; M];
+        let mut q = [[_mm256_setzero_pd(); 2]; M];
         for i in (0..full).step_by(LANES) {
-            // SAFETY: `i + 16 <= full <= len`: inside the slice.
-            let (v0, v1) = unsafe {
-                (
-                    _mm256_loadu_ps(xs.as_ptr().add(i)),
-                    _mm256_loadu_ps(xs.as_ptr().add(i + 8)),
-                )
-            };
-            let d = [
-                _mm256_cvtps_pd(_mm256_castps256_ps128(v0)),
-                _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(v0)),
-                _mm256_cvtps_pd(_mm256_castps256_ps128(v1)),
-                _mm256_cvtps_pd(_mm256_extractf128_ps::<1>(v1)),
-            ]
-            .map(|x| _mm256_sub_pd(x, vc));
-            for k in 0..4 {
-                s[k] = _mm256_add_pd(s[k], d[k]);
-                q[k] = _mm256_fmadd_pd(d[k], d[k], q[k]);
+            for r in 0..M {
+                debug_assert_eq!(rows[r].len(), k);
+                // SAFETY: `i + LANES <= full <= k`: inside the row.
+                let v = unsafe { _mm256_loadu_ps(rows[r].as_ptr().add(i)) };
+                let d0 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_castps256_ps128(v)), vc[r]);
+                let d1 = _mm256_sub_pd(_mm256_cvtps_pd(_mm256_extractf128_ps::<1>(v)), vc[r]);
+                s[r][0] = _mm256_add_pd(s[r][0], d0);
+                s[r][1] = _mm256_add_pd(s[r][1], d1);
+                q[r][0] = _mm256_add_pd(q[r][0], _mm256_mul_pd(d0, d0));
+                q[r][1] = _mm256_add_pd(q[r][1], _mm256_mul_pd(d1, d1));
             }
         }
-        let (mut sl, mut ql) = ([0.0f64; LANES], [0.0f64; LANES]);
-        for k in 0..4 {
-            // SAFETY: four doubles each, inside the arrays.
-            unsafe {
-                _mm256_storeu_pd(sl.as_mut_ptr().add(4 * k), s[k]);
-                _mm256_storeu_pd(ql.as_mut_ptr().add(4 * k), q[k]);
+        let mut out = [(0.0, 0.0); M];
+        for r in 0..M {
+            let (mut sl, mut ql) = ([0.0f64; LANES], [0.0f64; LANES]);
+            for h in 0..2 {
+                // SAFETY: four doubles each, inside the arrays.
+                unsafe {
+                    _mm256_storeu_pd(sl.as_mut_ptr().add(4 * h), s[r][h]);
+                    _mm256_storeu_pd(ql.as_mut_ptr().add(4 * h), q[r][h]);
+                }
             }
+            for (l, &v) in rows[r][full..].iter().enumerate() {
+                let d = v as f64 - c[r];
+                sl[l] += d;
+                ql[l] += d * d;
+            }
+            out[r] = (sum_lanes(sl), sum_lanes(ql));
         }
-        for (l, &v) in xs[full..].iter().enumerate() {
-            let d = v as f64 - c;
-            sl[l] += d;
-            ql[l] = d.mul_add(d, ql[l]);
-        }
-        (pairwise(sl), pairwise(ql))
+        out
     }
 }
 
-/// The lanes summed pairwise.
-#[inline(always)]
-fn pairwise(mut l: [f64; LANES]) -> f64 {
-    let mut width = LANES;
-    while width > 1 {
-        width /= 2;
-        for k in 0..width {
-            l[k] += l[k + width];
-        }
-    }
-    l[0]
-}
-
-/// Per-slice state of a chunk of the block kernel, reused across units.
+/// Per-slice buffers of a chunk of the block kernel, reused across units.
 #[derive(Default)]
 struct Chunk {
-    mean: Vec<f64>,
-    m2: Vec<f64>,
+    /// Each slice's value of the current tree node.
+    acc: Vec<Part>,
+    /// The leaf's shifts.
     shift: Vec<f64>,
+    /// The leaf's [`LANES`] accumulator rows of the sums of `d` and of `d * d`.
     s: Vec<f64>,
     q: Vec<f64>,
+    /// The tree's right halves.
+    stack: Vec<Vec<Part>>,
 }
 
 /// Slices `j` of the block of one line, side by side.
@@ -446,7 +444,7 @@ struct Chunk {
 /// initialized input element; the output offsets they form from `y` (0 along the dim) are
 /// writable, distinct for distinct block elements, and not overlapping the input.
 #[inline(always)]
-unsafe fn chunk_of<T: Numeric + Float, const FMA: bool>(
+unsafe fn chunk_of<T: Numeric + Float>(
     plan: &DimPlan,
     x: *const T,
     y: *mut T,
@@ -456,110 +454,130 @@ unsafe fn chunk_of<T: Numeric + Float, const FMA: bool>(
 ) {
     let (runs, [rx, ry]) = plan.runs(j.clone());
     let w = j.len();
-    for v in [
-        &mut st.mean,
-        &mut st.m2,
-        &mut st.shift,
-        &mut st.s,
-        &mut st.q,
-    ] {
-        v.clear();
-        v.resize(w, 0.0);
-    }
     let (len, sx) = (plan.len, plan.step[0]);
-    let mut n = 0.0;
-    let mut start = 0;
-    while start < len {
-        let k = SHIFT_RUN.min(len - start);
-        // The run's first row sets the shifts; the others are taken four at a time, so each
-        // state is loaded and stored once per four rows (the same additions in the same order
-        // as row by row).
-        let mut i = start;
-        while i < start + k {
-            let g = if i == start { 1 } else { 4.min(start + k - i) };
-            let mut at = 0;
-            for &(ox, _, r) in &runs {
-                let (c, s, q) = (
-                    &mut st.shift[at..at + r],
-                    &mut st.s[at..at + r],
-                    &mut st.q[at..at + r],
-                );
-                at += r;
-                // SAFETY: steps `i..i + g` of the run's `r` input elements (contract).
-                let xr: [*const T; 4] = std::array::from_fn(|t| unsafe {
-                    x.offset((i + t.min(g - 1)) as isize * sx + ox)
-                });
-                if rx == 1 {
-                    // SAFETY: as above; contiguous.
-                    let xs = xr.map(|p| unsafe { std::slice::from_raw_parts(p, r) });
-                    if i == start {
-                        c.iter_mut().zip(xs[0]).for_each(|(c, &v)| *c = wide(v));
-                    }
-                    if g == 4 {
-                        let rows = xs[0].iter().zip(xs[1]).zip(xs[2]).zip(xs[3]);
-                        let states = s.iter_mut().zip(q.iter_mut()).zip(&*c);
-                        for (((s, q), &c), (((&a, &b), &e), &f)) in states.zip(rows) {
-                            let (mut sv, mut qv) = (*s, *q);
-                            for v in [a, b, e, f] {
-                                let d = wide(v) - c;
+    let Chunk {
+        acc,
+        shift,
+        s,
+        q,
+        stack,
+    } = st;
+    acc.clear();
+    acc.resize(w, (0.0, 0.0));
+    shift.resize(w, 0.0);
+    // SAFETY (for `row`): row `i < len` of a run of the chunk (contract).
+    let row = |i: usize, ox: isize| unsafe { x.offset(i as isize * sx + ox) };
+    let leaf = |lo: usize, hi: usize, part: &mut [Part]| {
+        let mut at = 0;
+        for &(ox, _, r) in &runs {
+            // SAFETY: the leaf's first row of the run (contract).
+            unsafe { for_run(row(lo, ox), rx, r, |l, v| shift[at + l] = wide(v)) };
+            at += r;
+        }
+        for v in [&mut *s, &mut *q] {
+            v.clear();
+            v.resize(LANES * w, 0.0);
+        }
+        // Row `i` of the leaf into accumulator row `i % LANES`; each accumulator row takes
+        // its rows of a block of `4 * LANES` in one pass (one load and store per four rows).
+        let mut b = lo;
+        while b < hi {
+            let n_rows = (hi - b).min(4 * LANES);
+            for (k, (sl, ql)) in s.chunks_exact_mut(w).zip(q.chunks_exact_mut(w)).enumerate() {
+                let cnt = (0..4).filter(|&t| k + t * LANES < n_rows).count();
+                let mine: [usize; 4] = std::array::from_fn(|t| b + k + t * LANES);
+                let mut at = 0;
+                for &(ox, _, r) in &runs {
+                    let (c, sr, qr) =
+                        (&shift[at..at + r], &mut sl[at..at + r], &mut ql[at..at + r]);
+                    at += r;
+                    if rx == 1 && cnt == 4 {
+                        // SAFETY: four rows of `r` contiguous input elements (contract).
+                        let [a0, a1, a2, a3] =
+                            mine.map(|i| unsafe { std::slice::from_raw_parts(row(i, ox), r) });
+                        for l in 0..r {
+                            let (mut sv, mut qv) = (sr[l], qr[l]);
+                            for v in [a0[l], a1[l], a2[l], a3[l]] {
+                                let d = wide(v) - c[l];
                                 sv += d;
-                                qv = mul_add::<FMA>(d, d, qv);
+                                qv += d * d;
                             }
-                            (*s, *q) = (sv, qv);
+                            (sr[l], qr[l]) = (sv, qv);
                         }
                     } else {
-                        for row in &xs[..g] {
-                            let states = s.iter_mut().zip(q.iter_mut()).zip(&*c);
-                            for (((s, q), &c), &v) in states.zip(*row) {
-                                let d = wide(v) - c;
-                                *s += d;
-                                *q = mul_add::<FMA>(d, d, *q);
-                            }
-                        }
-                    }
-                } else {
-                    for (t, &p) in xr[..g].iter().enumerate() {
-                        let states = s.iter_mut().zip(q.iter_mut()).zip(c.iter_mut());
-                        for (l, ((s, q), c)) in states.enumerate() {
-                            // SAFETY: element `l < r` of the run.
-                            let v = wide(unsafe { p.offset(l as isize * rx).read() });
-                            if i == start && t == 0 {
-                                *c = v;
-                            }
-                            let d = v - *c;
-                            *s += d;
-                            *q = mul_add::<FMA>(d, d, *q);
+                        for &i in &mine[..cnt] {
+                            // SAFETY: a row of the run (contract).
+                            unsafe {
+                                for_run(row(i, ox), rx, r, |l, v| {
+                                    let d = wide(v) - c[l];
+                                    sr[l] += d;
+                                    qr[l] += d * d;
+                                })
+                            };
                         }
                     }
                 }
             }
-            i += g;
+            b += n_rows;
         }
-        for l in 0..w {
-            merge(
-                &mut st.mean[l],
-                &mut st.m2[l],
-                n,
-                k as f64,
-                st.shift[l],
-                st.s[l],
-                st.q[l],
-            );
-            (st.s[l], st.q[l]) = (0.0, 0.0);
+        // Accumulator row `k + width` into row `k` for width 4, 2, 1.
+        for v in [&mut *s, &mut *q] {
+            let mut width = LANES;
+            while width > 1 {
+                width /= 2;
+                let (low, high) = v.split_at_mut(width * w);
+                for (a, &b) in low.iter_mut().zip(&high[..width * w]) {
+                    *a += b;
+                }
+            }
         }
-        n += k as f64;
-        start += k;
-    }
+        for (l, p) in part.iter_mut().enumerate() {
+            *p = leaf_part(hi - lo, shift[l], s[l], q[l]);
+        }
+    };
+    canonical::row_tree(
+        len,
+        acc,
+        (0.0, 0.0),
+        stack,
+        leaf,
+        |a: &mut [Part], b: &[Part], na, nb| {
+            a.iter_mut()
+                .zip(b)
+                .for_each(|(a, &b)| *a = chan(*a, b, na, nb))
+        },
+    );
     let mut at = 0;
     for &(_, oy, r) in &runs {
         for l in 0..r {
             // SAFETY: the output element of block element `at + l` (contract).
             unsafe {
                 y.offset(oy + l as isize * ry)
-                    .write(spec.finish(n, st.m2[at + l]))
+                    .write(spec.finish(len as f64, acc[at + l].1))
             };
         }
         at += r;
+    }
+}
+
+/// Calls `f(k, x)` for every element of the `n`-element run at `xr` (stride `rx`), with a
+/// slice loop the compiler vectorises when the run is contiguous.
+///
+/// # Safety
+/// The run's `n` elements are initialized input elements.
+#[inline(always)]
+unsafe fn for_run<T: Copy>(xr: *const T, rx: isize, n: usize, mut f: impl FnMut(usize, T)) {
+    if rx == 1 {
+        // SAFETY: contract; `n` contiguous elements.
+        let xs = unsafe { std::slice::from_raw_parts(xr, n) };
+        for (k, &v) in xs.iter().enumerate() {
+            f(k, v);
+        }
+    } else {
+        for k in 0..n {
+            // SAFETY: element `k < n` of the run (contract).
+            f(k, unsafe { xr.offset(k as isize * rx).read() });
+        }
     }
 }
 
@@ -638,9 +656,10 @@ mod tests {
             };
             let slow = moments_on(&s, &l, dim, &out, spec, false).unwrap();
             let fast = moments(&s, &l, dim, &out, spec).unwrap();
-            for (a, b) in slow.as_slice().iter().zip(fast.as_slice()) {
-                assert!((a - b).abs() <= 1e-6 * b.abs(), "{a} vs {b}");
-            }
+            // The same bits (Note [canonical order]).
+            let bits =
+                |s: &Storage<f32>| s.as_slice().iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&slow), bits(&fast));
         }
     }
 

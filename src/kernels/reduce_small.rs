@@ -51,7 +51,9 @@ pub(crate) fn reduce_dim_small<T: Element, R: Reducer<T>>(
     // Rows of at most one leaf, reduced along the last dim, go through the row sums at any
     // size below the threads' threshold: the planned path would fold them one leaf each too,
     // with more set-up per group.
-    let short_rows = dim + 1 == shape.len() && shape[dim] <= ROW_LEAF && numel < PAR_MIN_ELEMS;
+    let short_rows = shape.last().is_some_and(|&last| last <= ROW_LEAF)
+        && dim == shape.len() - 1
+        && numel < PAR_MIN_ELEMS;
     let applies = shape.len() <= 4
         && dim < shape.len()
         && shape[dim] >= 2
@@ -306,6 +308,10 @@ mod tests {
         assert!(reduce_dim_small(&storage, &t, 0, false, &Sum).is_none());
         let five = Layout::contiguous(&[2, 2, 2, 2, 2]).unwrap();
         assert!(reduce_dim_small(&storage, &five, 0, false, &Sum).is_none());
+        // A dim out of range (any value) declines, never overflows.
+        let rows = Layout::contiguous(&[8, 8]).unwrap();
+        assert!(reduce_dim_small(&storage, &rows, usize::MAX, false, &Sum).is_none());
+        assert!(reduce_dim_small(&storage, &rows, 2, false, &Sum).is_none());
         let flat = Layout::contiguous(&[64]).unwrap();
         assert!(reduce_dim_small(&storage, &flat, 1, false, &Sum).is_none());
         let empty = Layout::contiguous(&[0, 4]).unwrap();

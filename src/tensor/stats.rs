@@ -5,15 +5,20 @@
 //! threads.
 //!
 //! - **Softmax** ([`Tensor::softmax`], [`Tensor::log_softmax`]) has a kernel of its own
-//!   (`src/kernels/softmax/`): per slice, one loop accumulates `(max, sum of e^(x - max))`
-//!   online (rescaling the sum when the max grows) and a second writes `e^(x - max) / sum`
-//!   (or `x - max - ln sum`): two reads of the input, one write. Logits near ±1000 are as safe
-//!   as logits near 0. Elements compute in `f32` (`f64` for `f64`). The result is laid out
-//!   like the input (the elementwise output layout rule of [`Tensor::zip_map`]).
+//!   (`src/kernels/softmax/`): per slice, its max, then the sum of `e^(x - max)` in the
+//!   canonical order of every reduction, then `e^(x - max) / sum` (or `x - max - ln sum`).
+//!   Logits near ±1000 are as safe as logits near 0. Elements compute in `f32` (`f64` for
+//!   `f64`). The result is laid out like the input (the elementwise output layout rule of
+//!   [`Tensor::zip_map`]).
 //! - **Variance** ([`Tensor::var_dim`], [`Tensor::std_dim`]) has the moments kernel
-//!   (`src/kernels/moments.rs`): sums of elements shifted by a nearby element, in `f64` for
-//!   every float type, merged with Chan's parallel formula; correct to about `1e-12` relative
-//!   for data with mean `1e6` and spread 1.
+//!   (`src/kernels/moments.rs`): per leaf of 512 elements, sums of the elements shifted by the
+//!   leaf's first element, in `f64` for every float type, and leaves merged pairwise with
+//!   Chan's parallel formula; correct to about `1e-12` relative for data with mean `1e6` and
+//!   spread 1.
+//!
+//! Like every reduction (Note [canonical order] in `src/kernels/reduce.rs`), each result is a
+//! function of the logical values it reduces alone: the layout, the batch around it, the
+//! thread count and the SIMD level change its speed, never its bits.
 //! - **Logsumexp, norms, non-zero tests, counts and wider sums** run on the reduction kernel
 //!   with reducers of their own (`src/kernels/reducers.rs`). Norms are L1, L2 and max, chosen
 //!   by a [`Norm`] or by PyTorch's `ord` number (`1.0`, `2.0`, `f64::INFINITY`). Non-zero tests
@@ -401,10 +406,10 @@ impl<T: Numeric> Tensor<T> {
 
 impl<T: ToFloat> Tensor<T> {
     /// Softmax along `dim`: `e^(x - max) / sum(e^(x - max))` over each slice along `dim`,
-    /// computed stably (logits near ±1000 are fine) from two reads of the input and one
-    /// write; `f16`/`bf16` compute in `f32`. One pass carries each slice's running max and
-    /// sum of `e^(x - max)` (rescaling the sum when the max grows), the second writes
-    /// `e^(x - max) / sum`.
+    /// computed stably (logits near ±1000 are fine); `f16`/`bf16` compute in `f32`. Each
+    /// slice's max comes first, then its sum in the canonical order of every reduction, then
+    /// the output: the bits of a slice's result do not depend on the layout, on the other
+    /// slices, on the thread count or on the CPU's SIMD level.
     ///
     /// The result is laid out like the input when the input is a permuted dense layout
     /// (transposed, channels-last), row-major otherwise. A slice containing NaN or `+inf`
@@ -435,7 +440,7 @@ impl<T: ToFloat> Tensor<T> {
     }
 
     /// Log-softmax along `dim`: `x - max - ln(sum(e^(x - max)))`, as [`Tensor::softmax`]
-    /// computes it (two reads, one write; stable for large logits). Integer inputs give
+    /// computes it (stable for large logits; the same bits for every layout). Integer inputs give
     /// `Tensor<f32>`, as [`Tensor::softmax`].
     ///
     /// # Errors
@@ -487,8 +492,9 @@ impl<T: ToFloat> Tensor<T> {
     /// Variance along `dim` with `correction` (1 for the unbiased estimate, 0 for the
     /// population variance): `sum((x - mean)^2) / (n - correction)`, accumulated in `f64`
     /// whatever the element type, from sums of elements shifted by one of their neighbours and
-    /// merged with Chan's parallel formula: accurate for data far from zero (mean `1e6`,
-    /// spread 1: about `1e-12` relative).
+    /// merged pairwise with Chan's parallel formula: accurate for data far from zero (mean
+    /// `1e6`, spread 1: about `1e-12` relative). The order of the sums is fixed by the
+    /// slice's length alone: the same bits for every layout, thread count and SIMD level.
     ///
     /// When `n <= correction` the divisor is 0, as in PyTorch: the result is NaN when the
     /// deviations are all zero (always for `n <= 1`, and over no elements) and `+inf`

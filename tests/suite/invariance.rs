@@ -126,6 +126,20 @@ fn ops<T: FloatElement>() -> Vec<Op<T>> {
         ("logsumexp_dim(0)", |x| {
             Some(bits(&x.logsumexp_dim(0, false).ok()?))
         }),
+        ("var_dim(-1)", |x| {
+            Some(bits(&x.var_dim(-1, false, 1).ok()?))
+        }),
+        ("var_dim(0, true, 0)", |x| {
+            Some(bits(&x.var_dim(0, true, 0).ok()?))
+        }),
+        ("std_dim(-1)", |x| {
+            Some(bits(&x.std_dim(-1, false, 1).ok()?))
+        }),
+        ("std_dim(0)", |x| Some(bits(&x.std_dim(0, false, 1).ok()?))),
+        ("softmax(-1)", |x| Some(bits(&x.softmax(-1).ok()?))),
+        ("softmax(0)", |x| Some(bits(&x.softmax(0).ok()?))),
+        ("log_softmax(-1)", |x| Some(bits(&x.log_softmax(-1).ok()?))),
+        ("log_softmax(0)", |x| Some(bits(&x.log_softmax(0).ok()?))),
         ("cumsum(-1)", |x| Some(bits(&x.cumsum(-1).ok()?))),
         ("cumsum(0)", |x| Some(bits(&x.cumsum(0).ok()?))),
     ]

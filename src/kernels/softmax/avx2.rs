@@ -1,14 +1,15 @@
 //! The line kernel's softmax of a contiguous `f32` slice written with AVX2 and FMA
-//! intrinsics: the same operations as [`line_stored`](super::line::line_stored)`::<f32, true>` in the same order (so
-//! the same results), but certain to run eight lanes wide, which the compiler's
+//! intrinsics: the same operations as the generic [`line`](super::line::line) in the same
+//! order (so the same bits), but certain to run eight lanes wide, which the compiler's
 //! auto-vectorisation of the generic code does not always manage.
 
 use std::arch::x86_64::*;
 use std::mem::MaybeUninit;
 
-use super::{BLOCK_STEPS, LANES, finish, lse_combine, output};
+use super::super::exp::exp_nonpos_f32;
+use super::{LANES, canonical, finish, output};
 
-/// [`exp_nonpos_f32`](super::super::exp::exp_nonpos_f32)`::<true>` on eight lanes.
+/// [`exp_nonpos_f32`]`::<true>` on eight lanes (the same operations, so the same bits).
 ///
 /// # Safety
 /// The CPU must have AVX2 and FMA.
@@ -54,93 +55,92 @@ unsafe fn select(mask: __m256, a: __m256, b: __m256) -> __m256 {
     _mm256_blendv_ps(b, a, mask)
 }
 
-/// Softmax (or, with `log`, log-softmax) of `xs` into `ys` (same length); see
-/// [`line_stored`](super::line_stored). Log-softmax does not store the exponentials: its
-/// output loop is a subtraction.
+/// Softmax (or, with `log`, log-softmax) of `xs` into `ys` (same length), as the generic
+/// [`line`](super::line::line): the max, the canonical sum of `e^(x - max)` (each exponential
+/// stored in the output for softmax), then the output. Lane `k` of a vector register is lane
+/// `k` of the canonical order, since leaves start at multiples of [`LANES`].
 ///
 /// # Safety
 /// The CPU must have AVX2 and FMA.
 #[target_feature(enable = "avx2,fma")]
 pub(super) unsafe fn row_f32(xs: &[f32], ys: &mut [MaybeUninit<f32>], log: bool) {
     // SAFETY: the caller guarantees AVX2 and FMA (this function's contract), which the
-    // intrinsics, `exp8` and `select` need; each load and store below says why its lanes are
-    // inside `xs` / `ys`.
+    // intrinsics, `select` and `leaf_f32` need; every load and store below is at `at` with
+    // `at + LANES <= full <= n`, inside both slices, or at `at < n`.
     unsafe {
-        const BLOCK: usize = LANES * BLOCK_STEPS;
         debug_assert_eq!(xs.len(), ys.len());
-        let full = xs.len() - xs.len() % BLOCK;
-        let (ninf, zero, one) = (
-            _mm256_set1_ps(f32::NEG_INFINITY),
-            _mm256_setzero_ps(),
-            _mm256_set1_ps(1.0),
-        );
-        let (mut m, mut s) = (ninf, zero);
-        let mut bases: Vec<__m256> = Vec::with_capacity(full / BLOCK);
+        let n = xs.len();
+        let full = n - n % LANES;
         let (x, y) = (xs.as_ptr(), ys.as_mut_ptr().cast::<f32>());
-        for b in (0..full).step_by(BLOCK) {
-            // SAFETY (loads and stores below): `b + i * LANES + LANES <= full <= len` for
-            // `i < BLOCK_STEPS`: inside both slices.
-            let mut bm = ninf;
-            for i in 0..BLOCK_STEPS {
-                let v = _mm256_loadu_ps(x.add(b + i * LANES));
-                // `v > bm ? v : bm`, as the generic code writes it.
-                bm = select(_mm256_cmp_ps::<_CMP_GT_OQ>(v, bm), v, bm);
-            }
-            let new = select(_mm256_cmp_ps::<_CMP_GT_OQ>(bm, m), bm, m);
-            let rescale = exp8(_mm256_sub_ps(m, new));
-            s = _mm256_mul_ps(s, select(_mm256_cmp_ps::<_CMP_EQ_OQ>(new, m), one, rescale));
-            m = new;
-            let base = select(_mm256_cmp_ps::<_CMP_EQ_OQ>(new, ninf), zero, new);
-            for i in 0..BLOCK_STEPS {
-                let at = b + i * LANES;
-                // SAFETY: `i < BLOCK_STEPS`, so lanes `at .. at + LANES` are inside the block,
-                // inside both slices (as for the max loop above).
-                let e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x.add(at)), base));
-                s = _mm256_add_ps(s, e);
-                if !log {
-                    // SAFETY: the same lanes of the output slice, written by this line only.
-                    _mm256_storeu_ps(y.add(at), e);
-                }
-            }
-            bases.push(m);
+        // The max, NaN skipped (`v > m ? v : m`, as the generic code writes it).
+        let mut vm = _mm256_set1_ps(f32::NEG_INFINITY);
+        for at in (0..full).step_by(LANES) {
+            let v = _mm256_loadu_ps(x.add(at));
+            vm = select(_mm256_cmp_ps::<_CMP_GT_OQ>(v, vm), v, vm);
         }
-        let (mut ml, mut sl) = ([0.0f32; LANES], [0.0f32; LANES]);
-        // SAFETY: eight floats each.
-        {
-            _mm256_storeu_ps(ml.as_mut_ptr(), m);
-            _mm256_storeu_ps(sl.as_mut_ptr(), s);
+        let mut lanes = [0.0f32; LANES];
+        _mm256_storeu_ps(lanes.as_mut_ptr(), vm);
+        let mut m = f32::NEG_INFINITY;
+        for &v in lanes.iter().chain(&xs[full..]) {
+            m = if v > m { v } else { m };
         }
-        let mut acc = (ml[0], sl[0]);
-        for k in 1..LANES {
-            acc = lse_combine::<f32, true>(acc, (ml[k], sl[k]));
-        }
-        for &v in &xs[full..] {
-            acc = lse_combine::<f32, true>(acc, (v, 1.0));
-        }
-        let (max, f) = (acc.0, finish(acc.0, acc.1, log));
-        let (vmax, vf) = (_mm256_set1_ps(max), _mm256_set1_ps(f));
+        // Leaves `lo..hi` are inside both slices; the outputs are this line's only.
+        let leaf = |lo: usize, hi: usize| leaf_f32(x, y, lo, hi, m, !log);
+        let s = canonical::tree(n, leaf, |a, b, _, _| a + b);
+        let f = finish(m, s, log);
+        let vf = _mm256_set1_ps(f);
         if log {
+            let vmax = _mm256_set1_ps(m);
             for at in (0..full).step_by(LANES) {
-                // SAFETY: `at + LANES <= full`: inside both slices.
-                {
-                    let d = _mm256_sub_ps(_mm256_loadu_ps(x.add(at)), vmax);
-                    _mm256_storeu_ps(y.add(at), _mm256_sub_ps(d, vf));
-                }
+                let d = _mm256_sub_ps(_mm256_loadu_ps(x.add(at)), vmax);
+                _mm256_storeu_ps(y.add(at), _mm256_sub_ps(d, vf));
             }
-            bases.clear();
-        }
-        for (bi, &base) in bases.iter().enumerate() {
-            let e = exp8(_mm256_sub_ps(base, vmax));
-            let factor =
-                _mm256_mul_ps(select(_mm256_cmp_ps::<_CMP_EQ_OQ>(base, ninf), zero, e), vf);
-            for i in 0..BLOCK_STEPS {
-                let at = bi * BLOCK + i * LANES;
-                // SAFETY: inside the first `full` outputs, all written above.
-                _mm256_storeu_ps(y.add(at), _mm256_mul_ps(_mm256_loadu_ps(y.add(at)), factor));
+            for (o, &v) in ys[full..].iter_mut().zip(&xs[full..]) {
+                o.write(output::<f32, f32>(v, m, f, true));
+            }
+        } else {
+            // Every output was written by the sum.
+            for at in (0..full).step_by(LANES) {
+                _mm256_storeu_ps(y.add(at), _mm256_mul_ps(_mm256_loadu_ps(y.add(at)), vf));
+            }
+            for at in full..n {
+                *y.add(at) *= f;
             }
         }
-        for (o, &v) in ys[full..].iter_mut().zip(&xs[full..]) {
-            o.write(output::<f32, f32, true>(v, max, f, log));
+    }
+}
+
+/// One leaf `lo..hi` (`lo` a multiple of [`LANES`]) of [`row_f32`]'s sum: `e^(x - m)` of each
+/// position into lane `i % LANES`, the lanes combined; each exponential written to `y` if
+/// `store`.
+///
+/// # Safety
+/// The CPU must have AVX2 and FMA; positions `lo..hi` are readable at `x` and, if `store`,
+/// writable at `y`.
+#[target_feature(enable = "avx2,fma")]
+unsafe fn leaf_f32(x: *const f32, y: *mut f32, lo: usize, hi: usize, m: f32, store: bool) -> f32 {
+    // SAFETY: AVX2 and FMA (contract), for the intrinsics and `exp8`; every load and store is
+    // at `at` with `at + LANES <= full <= hi`, or at `at < hi`: inside the leaf (contract).
+    unsafe {
+        let full = lo + (hi - lo) / LANES * LANES;
+        let vm = _mm256_set1_ps(m);
+        let mut acc = _mm256_setzero_ps();
+        for at in (lo..full).step_by(LANES) {
+            let e = exp8(_mm256_sub_ps(_mm256_loadu_ps(x.add(at)), vm));
+            acc = _mm256_add_ps(acc, e);
+            if store {
+                _mm256_storeu_ps(y.add(at), e);
+            }
         }
+        let mut l = [0.0f32; LANES];
+        _mm256_storeu_ps(l.as_mut_ptr(), acc);
+        for (k, at) in (full..hi).enumerate() {
+            let e = exp_nonpos_f32::<true>(*x.add(at) - m);
+            l[k] += e;
+            if store {
+                *y.add(at) = e;
+            }
+        }
+        canonical::combine_lanes(l, |a, b| a + b)
     }
 }

@@ -1,16 +1,18 @@
-//! The block kernel: a chunk of slices side by side, each with its running `(m, s)`, the rows
-//! along the dim taken in groups of [`GROUP`] (see the [parent module](super)).
+//! The block kernel: a chunk of slices side by side (softmax over dim 0 of a row-major
+//! matrix), each row along the dim read as runs of the chunk's slices: the maxima, the sums of
+//! `e^(x - max)` in the canonical order ([`LANES`] accumulator rows, leaves of
+//! [`LEAF`](canonical::LEAF) rows combined pairwise), then the output rows (see the [parent
+//! module](super)).
 
 use super::*;
 
-/// Running statistics of a chunk of slices: max, sum, and a scratch row (each group's max,
-/// then its base).
+/// Per-chunk buffers, reused across units: each slice's max and sum, the leaf's accumulator
+/// rows, and the tree's right halves.
 pub(super) struct ChunkState<A> {
     m: Vec<A>,
     s: Vec<A>,
-    g: Vec<A>,
-    /// Each group's maxima, when the exponentials are stored (see [`chunk_of`]).
-    bases: Vec<A>,
+    lanes: Vec<A>,
+    stack: Vec<Vec<A>>,
 }
 
 impl<A> Default for ChunkState<A> {
@@ -18,16 +20,187 @@ impl<A> Default for ChunkState<A> {
         ChunkState {
             m: Vec::new(),
             s: Vec::new(),
-            g: Vec::new(),
-            bases: Vec::new(),
+            lanes: Vec::new(),
+            stack: Vec::new(),
         }
     }
 }
 
-/// Rows per group of the block kernel's statistics: each group's max is taken first (one
-/// rescale per slice per group), then its exponentials summed, reading the group's rows a
-/// second time from cache.
-pub(super) const GROUP: usize = 8;
+/// Slices `j` of the block of one line, side by side.
+///
+/// # Safety
+/// Every offset the plan's dim and block loops form from `x` (from `y`) for block elements
+/// `j` is an initialized input element (a writable output element, each formed once, not
+/// overlapping the input).
+#[inline(always)]
+pub(super) unsafe fn chunk_of<T, C>(
+    plan: &DimPlan,
+    x: *const T,
+    y: *mut T,
+    j: std::ops::Range<usize>,
+    state: &mut ChunkState<C>,
+    log: bool,
+) where
+    T: Element + Float,
+    C: Float,
+{
+    let (runs, [rx, ry]) = plan.runs(j.clone());
+    let w = j.len();
+    let ChunkState {
+        m: ms,
+        s: ss,
+        lanes,
+        stack,
+    } = state;
+    ms.clear();
+    ms.resize(w, C::neg_infinity());
+    ss.clear();
+    ss.resize(w, C::zero());
+    let [sx, sy] = plan.step;
+    // Softmax of contiguous runs in the element type stores each `e^(x - m)` of the sum in
+    // the output and scales it afterwards (one exponential per element).
+    let store = !log && rx == 1 && ry == 1 && T::DTYPE.size() == std::mem::size_of::<C>();
+    // SAFETY (for `row_x`, `row_y`): row `i < plan.len` of a run of the chunk, so the pointer
+    // is one of the plan's input (output) elements (contract).
+    let row_x = |i: usize, ox: isize| unsafe { x.offset(i as isize * sx + ox) };
+    let row_y = |i: usize, oy: isize| unsafe { y.offset(i as isize * sy + oy) };
+    // The maxima, NaN skipped (`v > m ? v : m`).
+    for i in 0..plan.len {
+        let mut k0 = 0;
+        for &(ox, _, n) in &runs {
+            let mr = &mut ms[k0..k0 + n];
+            k0 += n;
+            // SAFETY: a row of the run (contract).
+            unsafe {
+                for_run(row_x(i, ox), rx, n, |k, v| {
+                    let v = up::<T, C>(v);
+                    mr[k] = if v > mr[k] { v } else { mr[k] };
+                })
+            };
+        }
+    }
+    // The sums: row `i` of a leaf into accumulator row `i % LANES`. Each accumulator row takes
+    // its rows of a block of `4 * LANES` in one pass (one load and store per four rows).
+    let leaf = |lo: usize, hi: usize, acc: &mut [C]| {
+        lanes.clear();
+        lanes.resize(LANES * w, C::zero());
+        let mut b = lo;
+        while b < hi {
+            let n_rows = (hi - b).min(4 * LANES);
+            for (k, lane) in lanes.chunks_exact_mut(w).enumerate() {
+                // Rows `k`, `k + LANES`, ... of the block, the first `cnt` of them present.
+                let cnt = (0..4).filter(|&t| k + t * LANES < n_rows).count();
+                let mine: [usize; 4] = std::array::from_fn(|t| b + k + t * LANES);
+                let mut k0 = 0;
+                for &(ox, oy, n) in &runs {
+                    let (lr, mr) = (&mut lane[k0..k0 + n], &ms[k0..k0 + n]);
+                    k0 += n;
+                    let e = |v: T, m: C| exp_acc_nonpos::<C, true>(up::<T, C>(v) - m);
+                    if rx == 1 && cnt == 4 {
+                        // SAFETY: four rows of `n` contiguous input elements (contract).
+                        let [a0, a1, a2, a3] = [0, 1, 2, 3]
+                            .map(|t| unsafe { std::slice::from_raw_parts(row_x(mine[t], ox), n) });
+                        if store {
+                            // SAFETY: four distinct rows of `n` contiguous output elements.
+                            let [o0, o1, o2, o3] = [0, 1, 2, 3].map(|t| unsafe {
+                                std::slice::from_raw_parts_mut(
+                                    row_y(mine[t], oy).cast::<MaybeUninit<T>>(),
+                                    n,
+                                )
+                            });
+                            for c in 0..n {
+                                let m = mr[c];
+                                let (e0, e1, e2, e3) =
+                                    (e(a0[c], m), e(a1[c], m), e(a2[c], m), e(a3[c], m));
+                                lr[c] = lr[c] + e0 + e1 + e2 + e3;
+                                o0[c].write(down(e0));
+                                o1[c].write(down(e1));
+                                o2[c].write(down(e2));
+                                o3[c].write(down(e3));
+                            }
+                        } else {
+                            for c in 0..n {
+                                let m = mr[c];
+                                lr[c] =
+                                    lr[c] + e(a0[c], m) + e(a1[c], m) + e(a2[c], m) + e(a3[c], m);
+                            }
+                        }
+                    } else {
+                        for &i in &mine[..cnt] {
+                            // SAFETY: a row of the run each side (contract).
+                            unsafe {
+                                let q = row_y(i, oy);
+                                for_run(row_x(i, ox), rx, n, |c, v| {
+                                    let ev = e(v, mr[c]);
+                                    lr[c] = lr[c] + ev;
+                                    if store {
+                                        q.add(c).write(down(ev));
+                                    }
+                                })
+                            };
+                        }
+                    }
+                }
+            }
+            b += n_rows;
+        }
+        // Accumulator row `k + width` into row `k` for width 4, 2, 1.
+        let mut width = LANES;
+        while width > 1 {
+            width /= 2;
+            let (low, high) = lanes.split_at_mut(width * w);
+            for (a, &b) in low.iter_mut().zip(&high[..width * w]) {
+                *a = *a + b;
+            }
+        }
+        acc.copy_from_slice(&lanes[..w]);
+    };
+    canonical::row_tree(
+        plan.len,
+        ss,
+        C::zero(),
+        stack,
+        leaf,
+        |a: &mut [C], b: &[C], _, _| a.iter_mut().zip(b).for_each(|(a, &b)| *a = *a + b),
+    );
+    for (m, s) in ms.iter().zip(ss.iter_mut()) {
+        *s = finish(*m, *s, log);
+    }
+    for i in 0..plan.len {
+        let mut k0 = 0;
+        for &(ox, oy, n) in &runs {
+            let (m, f) = (&ms[k0..k0 + n], &ss[k0..k0 + n]);
+            k0 += n;
+            if store {
+                // SAFETY: a row of `n` contiguous output elements, all written by the sums.
+                let ys = unsafe { std::slice::from_raw_parts_mut(row_y(i, oy), n) };
+                for (o, &f) in ys.iter_mut().zip(f) {
+                    *o = down(up::<T, C>(*o) * f);
+                }
+            } else if rx == 1 && ry == 1 {
+                // SAFETY: a row of `n` contiguous elements each side, not overlapping.
+                let (xs, ys) = unsafe {
+                    (
+                        std::slice::from_raw_parts(row_x(i, ox), n),
+                        std::slice::from_raw_parts_mut(row_y(i, oy).cast::<MaybeUninit<T>>(), n),
+                    )
+                };
+                for (((o, &v), &m), &f) in ys.iter_mut().zip(xs).zip(m).zip(f) {
+                    o.write(output::<T, C>(v, m, f, log));
+                }
+            } else {
+                let q = row_y(i, oy);
+                // SAFETY: a row of the run each side (contract).
+                unsafe {
+                    for_run(row_x(i, ox), rx, n, |c, v| {
+                        q.offset(c as isize * ry)
+                            .write(output::<T, C>(v, m[c], f[c], log))
+                    })
+                };
+            }
+        }
+    }
+}
 
 /// Calls `f(k, x)` for every element of the `n`-element run at `xr` (stride `rx`), with a
 /// slice loop the compiler vectorises when the run is contiguous.
@@ -51,197 +224,6 @@ pub(super) unsafe fn for_run<T: Copy>(
         for k in 0..n {
             // SAFETY: element `k < n` of the run (contract).
             f(k, unsafe { xr.offset(k as isize * rx).read() });
-        }
-    }
-}
-
-/// Slices `j` of the block of one line, side by side: `state` holds their running maxima and
-/// sums.
-///
-/// # Safety
-/// Every offset the plan's dim and block loops form from `x` (from `y`) for block elements
-/// `j` is an initialized input element (a writable output element, each formed once, not
-/// overlapping the input).
-#[inline(always)]
-pub(super) unsafe fn chunk_of<T, C, const FMA: bool>(
-    plan: &DimPlan,
-    x: *const T,
-    y: *mut T,
-    j: std::ops::Range<usize>,
-    state: &mut ChunkState<C>,
-    log: bool,
-) where
-    T: Element + Float,
-    C: Float,
-{
-    let (runs, [rx, ry]) = plan.runs(j.clone());
-    let ninf = C::neg_infinity();
-    let ChunkState {
-        m: ms,
-        s: ss,
-        g: gs,
-        bases,
-    } = state;
-    // Softmax of contiguous runs whose element type is the compute type stores each
-    // `e^(x - base)` of the sum pass in the output and later multiplies it by its group's
-    // `e^(base - max) / sum`: one exponential per element instead of two (as `line_stored`).
-    let stored = !log && rx == 1 && ry == 1 && T::DTYPE.size() == std::mem::size_of::<C>();
-    bases.clear();
-    for (v, init) in [(&mut *ms, ninf), (&mut *ss, C::zero()), (&mut *gs, ninf)] {
-        v.clear();
-        v.resize(j.len(), init);
-    }
-    let [sx, sy] = plan.step;
-    // Rows are taken four at a time within each pass, so each state is loaded and stored
-    // once per four rows (the same operations in the same order as row by row).
-    let quads = |lo: usize, hi: usize| (lo..hi).step_by(4).map(move |i| (i, 4.min(hi - i)));
-    // SAFETY (for every `at` below): row `i + t < plan.len` of a run of the chunk, so the
-    // pointer is one of the plan's input (output) elements (contract).
-    let at = |p: *const T, i: usize, t: usize, g: usize, step: isize, off: isize| unsafe {
-        p.offset((i + t.min(g - 1)) as isize * step + off)
-    };
-    let mut i0 = 0;
-    while i0 < plan.len {
-        let i1 = (i0 + GROUP).min(plan.len);
-        gs.fill(ninf);
-        for (i, g) in quads(i0, i1) {
-            let mut k0 = 0;
-            for &(ox, _, n) in &runs {
-                let gr = &mut gs[k0..k0 + n];
-                k0 += n;
-                let p: [*const T; 4] = std::array::from_fn(|t| at(x, i, t, g, sx, ox));
-                if rx == 1 && g == 4 {
-                    // SAFETY: four rows of `n` contiguous input elements (contract).
-                    let [a, b, c, d] = p.map(|p| unsafe { std::slice::from_raw_parts(p, n) });
-                    for ((((g, &a), &b), &c), &d) in gr.iter_mut().zip(a).zip(b).zip(c).zip(d) {
-                        // `maxnum` (a select of `*g` would become a masked store).
-                        *g = g.max(up(a)).max(up(b)).max(up(c)).max(up(d));
-                    }
-                } else {
-                    for &p in &p[..g] {
-                        // SAFETY: a row of the run (contract).
-                        unsafe { for_run(p, rx, n, |k, v| gr[k] = gr[k].max(up::<T, C>(v))) };
-                    }
-                }
-            }
-        }
-        for ((m, s), g) in ms.iter_mut().zip(ss.iter_mut()).zip(gs.iter_mut()) {
-            let new = m.max(*g);
-            let rescale = exp_acc_nonpos::<_, FMA>(*m - new);
-            *s = *s * if new == *m { C::one() } else { rescale };
-            *m = new;
-            // The group's base: while a slice has seen only `-inf`, its sum is 0 relative
-            // to any base.
-            *g = if new == ninf { C::zero() } else { new };
-        }
-        if stored {
-            bases.extend_from_slice(ms);
-        }
-        for (i, g) in quads(i0, i1) {
-            let mut k0 = 0;
-            for &(ox, oy, n) in &runs {
-                let (sr, gr) = (&mut ss[k0..k0 + n], &gs[k0..k0 + n]);
-                k0 += n;
-                let e = |v: T, base: C| exp_acc_nonpos::<_, FMA>(up::<T, C>(v) - base);
-                let p: [*const T; 4] = std::array::from_fn(|t| at(x, i, t, g, sx, ox));
-                if stored {
-                    for (t, &p) in p[..g].iter().enumerate() {
-                        let q = at(y.cast_const(), i, t, g, sy, oy).cast_mut();
-                        // SAFETY: a row of `n` contiguous elements each side (contract).
-                        let (xs, ys) = unsafe {
-                            (
-                                std::slice::from_raw_parts(p, n),
-                                std::slice::from_raw_parts_mut(q.cast::<MaybeUninit<T>>(), n),
-                            )
-                        };
-                        for (((s, &g), &v), o) in sr.iter_mut().zip(gr).zip(xs).zip(ys) {
-                            let ev = e(v, g);
-                            *s = *s + ev;
-                            o.write(down(ev));
-                        }
-                    }
-                } else if rx == 1 && g == 4 {
-                    // SAFETY: four rows of `n` contiguous input elements (contract).
-                    let [a, b, c, d] = p.map(|p| unsafe { std::slice::from_raw_parts(p, n) });
-                    let states = sr.iter_mut().zip(gr);
-                    for (((((s, &g), &a), &b), &c), &d) in states.zip(a).zip(b).zip(c).zip(d) {
-                        *s = *s + e(a, g) + e(b, g) + e(c, g) + e(d, g);
-                    }
-                } else {
-                    for &p in &p[..g] {
-                        // SAFETY: a row of the run (contract).
-                        unsafe { for_run(p, rx, n, |k, v| sr[k] = sr[k] + e(v, gr[k])) };
-                    }
-                }
-            }
-        }
-        i0 = i1;
-    }
-    for (m, s) in ms.iter().zip(ss.iter_mut()) {
-        *s = finish(*m, *s, log);
-    }
-    if stored {
-        for (gi, base) in bases.chunks_exact(ms.len()).enumerate() {
-            for (((factor, &b), &m), &f) in gs.iter_mut().zip(base).zip(&*ms).zip(&*ss) {
-                // A slice that had seen only `-inf` stored zeros; `f` carries NaN results.
-                let e = exp_acc_nonpos::<_, FMA>(b - m);
-                *factor = if b == ninf { C::zero() } else { e } * f;
-            }
-            let (i0, i1) = (gi * GROUP, ((gi + 1) * GROUP).min(plan.len));
-            for i in i0..i1 {
-                let mut k0 = 0;
-                for &(_, oy, n) in &runs {
-                    let fr = &gs[k0..k0 + n];
-                    k0 += n;
-                    // SAFETY: a row of `n` contiguous output elements, all written by the sum
-                    // pass (contract).
-                    let ys = unsafe {
-                        std::slice::from_raw_parts_mut(y.offset(i as isize * sy + oy), n)
-                    };
-                    for (o, &f) in ys.iter_mut().zip(fr) {
-                        *o = down(up::<T, C>(*o) * f);
-                    }
-                }
-            }
-        }
-        return;
-    }
-    for (i, g) in quads(0, plan.len) {
-        let mut k0 = 0;
-        for &(ox, oy, n) in &runs {
-            let (m, f) = (&ms[k0..k0 + n], &ss[k0..k0 + n]);
-            k0 += n;
-            let p: [*const T; 4] = std::array::from_fn(|t| at(x, i, t, g, sx, ox));
-            let q: [*mut T; 4] =
-                std::array::from_fn(|t| at(y.cast_const(), i, t, g, sy, oy).cast_mut());
-            if rx == 1 && ry == 1 && g == 4 {
-                // SAFETY: four rows of `n` contiguous elements each side, not overlapping
-                // (distinct rows of the fresh output).
-                let [a, b, c, d] = p.map(|p| unsafe { std::slice::from_raw_parts(p, n) });
-                let [oa, ob, oc, od] = q.map(|q| unsafe {
-                    std::slice::from_raw_parts_mut(q.cast::<MaybeUninit<T>>(), n)
-                });
-                let outs = oa.iter_mut().zip(ob).zip(oc).zip(od);
-                let ins = a.iter().zip(b).zip(c).zip(d).zip(m).zip(f);
-                for ((((oa, ob), oc), od), (((((&a, &b), &c), &d), &m), &f)) in outs.zip(ins) {
-                    oa.write(output::<T, C, FMA>(a, m, f, log));
-                    ob.write(output::<T, C, FMA>(b, m, f, log));
-                    oc.write(output::<T, C, FMA>(c, m, f, log));
-                    od.write(output::<T, C, FMA>(d, m, f, log));
-                }
-            } else {
-                for t in 0..g {
-                    for k in 0..n {
-                        let d = k as isize;
-                        // SAFETY: element `k < n` of a row of the run, each side.
-                        unsafe {
-                            let v = p[t].offset(d * rx).read();
-                            q[t].offset(d * ry)
-                                .write(output::<T, C, FMA>(v, m[k], f[k], log));
-                        }
-                    }
-                }
-            }
         }
     }
 }

@@ -1,42 +1,50 @@
-//! Softmax and log-softmax along one dim: per slice, the statistics, then the output.
+//! Softmax and log-softmax along one dim: per slice, its max, its sum, then the output.
 //!
-//! A slice's statistics are `(m, s)`: its max and the sum of `e^(x - m)`. They combine
-//! associatively ([`lse_combine`]: the smaller max's sum is rescaled by `e^(small - large)`),
-//! so they can be accumulated online, in one read. The output is then `e^(x - m) / s` (or
-//! `(x - m) - ln s`), read and written in a second loop over the slice. Both loops run back to
-//! back on one slice (or on a chunk of slices side by side): the op reads its input twice and
-//! writes once, and for slices that fit in cache the second read hits it. Elements compute in
-//! `f32` (`f32`, `f16`, `bf16`) or `f64` (`f64`), with the vectorisable exponential of
-//! [`super::exp`].
+//! # Order (Note [canonical order], `src/kernels/reduce.rs`)
+//!
+//! Each slice's result depends only on its logical values, never on the layout, the kernel
+//! path, the thread count or the SIMD level:
+//!
+//! 1. `m`, the slice's max (NaN elements skipped; the order of a max does not matter).
+//! 2. `s`, the sum of `e^(x - m)` over the slice in the canonical order
+//!    ([`canonical`](super::canonical)): position `i` along the dim in lane `i % 8`, leaves
+//!    of 512 positions, each leaf's lanes combined by the fixed tree, leaves combined
+//!    pairwise. Accumulated in `f32` (`f32`, `f16`, `bf16`) or `f64` (`f64`).
+//! 3. The output: `e^(x - m) * (1 / s)`, or `(x - m) - ln s` for log-softmax, rounded once to
+//!    the element type.
+//!
+//! A max computed first, then the sum, is what makes the order canonical: an online
+//! `(max, sum)` pair rescaled block by block (the usual one-read softmax) depends on where
+//! the blocks fall, which differs between a slice that is a line in memory and one read
+//! across rows. `e^x` is [`super::exp`]'s polynomial with fused multiply-adds on every path:
+//! one instruction where the CPU has FMA (the AVX2 paths), the C library's `fmaf` on the
+//! portable path, which is therefore slower on x86_64 CPUs without FMA (pre-2013) but gives
+//! the same bits. `f64` uses the C library's `exp` everywhere.
+//!
+//! # Kernels
 //!
 //! The loops follow the output's memory order ([`DimPlan`]), the output being laid out by the
 //! elementwise output layout rule (`src/iter/output.rs`):
 //!
 //! - **Line kernel** (the dim is innermost in memory, e.g. softmax over the last dim of a
-//!   row-major matrix): each slice is one line. Its statistics come from [`LANES`]
-//!   independent lanes; per block of `LANES * BLOCK_STEPS` elements each lane first takes the
-//!   block's max, rescales its sum once, then adds `e^(x - max)` for its elements: one
-//!   exponential per element and no per-element comparison.
+//!   row-major matrix): each slice is one line, read once for its max, once for its sum, and
+//!   (for log-softmax, `f16`, `bf16`) once for its output; a line that fits in cache is read
+//!   from memory once. The 8 lanes are a vector register.
 //! - **Block kernel** (e.g. softmax over dim 0 of a row-major matrix): a chunk of slices side
-//!   by side, each with its running `(m, s)`. The rows along the dim are taken in groups of
-//!   [`GROUP`]: the group's max per slice first (one rescale per slice and group), then its
-//!   exponentials, the group's rows read again from cache; every loop runs along a row of
-//!   slices (four rows per pass), which the compiler vectorises. A second walk writes the
-//!   output rows. Chunks are wide (whole rows of a matrix, up to [`MAX_CHUNK`] slices) so both
-//!   walks read long sequential runs: measured, that beats narrow chunks whose input would stay
-//!   in cache between the walks but is read in short strided pieces.
+//!   by side, each row along the dim read as runs across the chunk: a walk for the maxima,
+//!   one for the sums (8 accumulator rows, row `i` of a leaf into row `i % 8`, as the generic
+//!   reduction's outer kernel), one for the output rows. Chunks are wide (whole rows of a
+//!   matrix, up to [`MAX_CHUNK`] slices) so every walk reads long sequential runs.
 //!
 //! **One exponential per element.** For softmax of `f32` or `f64` with contiguous slices,
-//! each `e^(x - base)` computed for the sum (`base` being the lane's block max, or the
-//! group's max) is also stored in the output, and the output loop multiplies it by
-//! `e^(base - m) / s`, one factor per lane and block (per slice and group): half the
-//! exponentials of computing `e^(x - m)` again. Log-softmax needs none in its output loop.
+//! each `e^(x - m)` computed for the sum is also stored in the output, and the output loop
+//! multiplies it by `1 / s`: the same bits as computing `e^(x - m)` again, for half the
+//! exponentials. Log-softmax needs none in its output loop.
 //!
 //! On x86_64 CPUs with AVX2 and FMA the same code is compiled a second time with those
-//! features and chosen at run time ([`has_avx2_fma`]), and the `f32` line kernel is written
-//! with intrinsics (`mod avx2`), because the compiler's vectorisation of its lanes proved
-//! fragile. Each output element is computed by one thread in an order fixed by the plan, so
-//! results do not depend on the number of threads.
+//! features and chosen at run time ([`has_avx2_fma`], which [`crate::simd`] can lower), and
+//! the `f32` line kernel is written with intrinsics (`mod avx2`), because the compiler's
+//! vectorisation of its lanes proved fragile. Each output element is computed by one thread.
 //!
 //! # Special values
 //!
@@ -54,6 +62,7 @@ use crate::iter::output::output_strides;
 use crate::layout::Layout;
 use crate::storage::Storage;
 
+use super::canonical::{self, LANES};
 use super::exp::{exp_acc_nonpos, has_avx2_fma};
 use super::parallel::{SharedPtr, for_each_chunk, threads_for};
 use super::scan::DimPlan;
@@ -66,18 +75,16 @@ mod line;
 use block::{ChunkState, chunk_of};
 use line::line;
 
-/// Independent lanes of the line kernel's statistics.
-const LANES: usize = 8;
-/// Chunks of [`LANES`] elements per block of the line kernel (one max, one rescale per lane).
-const BLOCK_STEPS: usize = 16;
 /// Most slices per chunk of the block kernel: long rows of input per step (sequential
-/// reads), with the chunk's states (two accumulators per slice) still in L2.
+/// reads), with the chunk's [`LANES`] accumulator rows still in L2.
 const MAX_CHUNK: usize = 8192;
 /// Fewest slices per chunk when chunks are narrowed to give threads work.
 const MIN_CHUNK: usize = 256;
 
 /// Combines two states `(max, sum of e^(x - max))`, `a` covering earlier elements than `b`:
 /// the smaller max's sum is rescaled by `e^(smaller - larger)`. One exponential, no branch.
+/// (Logsumexp's reducer folds with it; softmax takes its max first instead, see the [module
+/// docs](self).)
 /// Equal maxima (including two infinities of one sign) rescale by 1, which keeps `-inf`
 /// slices finite; a NaN element makes the sum NaN (and stays out of the max).
 #[inline(always)]
@@ -219,7 +226,7 @@ where
                     if fast {
                         chunk_fast::<T, C>(plan, x, y, j, &mut state, log)
                     } else {
-                        chunk_of::<T, C, false>(plan, x, y, j, &mut state, log)
+                        chunk_of::<T, C>(plan, x, y, j, &mut state, log)
                     }
                 }
             }
@@ -241,7 +248,8 @@ where
     unsafe { line::<T, C, { cfg!(target_arch = "x86_64") }>(plan, x, y, log) }
 }
 
-/// [`chunk_of`] compiled with AVX2 and FMA (without x86_64: the plain one, never chosen).
+/// [`chunk_of`] compiled with AVX2 and FMA (without x86_64: the plain one, never chosen):
+/// the same operations, vectorised eight wide.
 ///
 /// # Safety
 /// As [`chunk_of`]; on x86_64 the CPU must have AVX2 and FMA.
@@ -258,7 +266,7 @@ unsafe fn chunk_fast<T, C>(
     C: Float,
 {
     // SAFETY: forwarded.
-    unsafe { chunk_of::<T, C, { cfg!(target_arch = "x86_64") }>(plan, x, y, j, state, log) }
+    unsafe { chunk_of::<T, C>(plan, x, y, j, state, log) }
 }
 
 /// What the output loop multiplies or subtracts: `1 / s` for softmax, `ln s` for
@@ -283,12 +291,12 @@ fn down<C: Float, T: Float>(c: C) -> T {
 
 /// One output element from its input `x`, the slice's max `m` and [`finish`]'s `f`.
 #[inline(always)]
-fn output<T: Float, C: Float, const FMA: bool>(x: T, m: C, f: C, log: bool) -> T {
+fn output<T: Float, C: Float>(x: T, m: C, f: C, log: bool) -> T {
     let d = up::<T, C>(x) - m;
     down::<C, T>(if log {
         d - f
     } else {
-        exp_acc_nonpos::<_, FMA>(d) * f
+        exp_acc_nonpos::<_, true>(d) * f
     })
 }
 
@@ -405,7 +413,7 @@ mod tests {
         let m = Layout::contiguous(&[r, c]).unwrap();
         let t = m.t().unwrap();
         macro_rules! both {
-            ($ty:ty, $conv:expr, $tol:expr) => {{
+            ($ty:ty, $conv:expr) => {{
                 let vals: Vec<$ty> = data.iter().map(|&v| $conv(v)).collect();
                 let s = Storage::from_slice(&vals).unwrap();
                 for (l, dim) in [(&m, 1), (&m, 0), (&t, 0), (&t, 1)] {
@@ -415,17 +423,21 @@ mod tests {
                             true => softmax_on(&s, l, dim, log, true).unwrap().0,
                             false => softmax(&s, l, dim, log).unwrap().0,
                         };
+                        // The same bits (Note [canonical order]).
                         for (a, b) in slow.as_slice().iter().zip(got.as_slice()) {
                             let (a, b) = (up::<_, f64>(*a), up::<_, f64>(*b));
-                            assert!((a - b).abs() <= $tol * (1.0 + b.abs()), "{a} vs {b}");
+                            assert!(
+                                a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan()),
+                                "{a} vs {b}"
+                            );
                         }
                     }
                 }
             }};
         }
-        both!(f32, |v| v as f32, 1e-6);
-        both!(f64, |v| v, 1e-14);
-        both!(half::f16, half::f16::from_f64, 2e-3);
+        both!(f32, |v| v as f32);
+        both!(f64, |v| v);
+        both!(half::f16, half::f16::from_f64);
     }
 
     #[test]
