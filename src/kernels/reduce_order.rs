@@ -5,12 +5,10 @@
 
 use crate::element::Element;
 
+use super::canonical;
 use super::reducers::Reducer;
 
-/// Lanes: element `i` of a leaf is folded into lane `i % LANES`.
-pub(super) const LANES: usize = 8;
-/// Positions per leaf of the pairwise tree.
-pub(super) const LEAF: usize = 512;
+pub(super) use super::canonical::{LANES, LEAF};
 
 /// The reduced loops of a plan in the inner kernel: outer reduced dims plus the run dim.
 pub(super) struct Reduced {
@@ -24,25 +22,18 @@ pub(super) struct Reduced {
     pub(super) len: usize,
 }
 
-/// Where the tree splits `lo..hi` (longer than a leaf): half way, rounded up to a leaf
-/// boundary, so every node but the last of a level covers whole leaves.
+/// Where the tree splits `lo..hi` (longer than a leaf): [`canonical::mid`], the one rule every
+/// kernel shares.
 #[inline(always)]
 pub(super) fn split_point(lo: usize, hi: usize) -> usize {
-    lo + ((hi - lo) / 2).div_ceil(LEAF) * LEAF
+    canonical::mid(lo, hi)
 }
 
 /// One output's [`LANES`] accumulators combined pairwise: lane `k` with lane `k + width / 2`
 /// for width 8, 4, 2. Every path of the inner kernel ends a leaf with this.
 #[inline(always)]
-pub(super) fn combine_lanes<T: Element, R: Reducer<T>>(r: &R, mut l: [R::Acc; LANES]) -> R::Acc {
-    let mut width = LANES;
-    while width > 1 {
-        width /= 2;
-        for k in 0..width {
-            l[k] = r.combine(l[k], l[k + width]);
-        }
-    }
-    l[0]
+pub(super) fn combine_lanes<T: Element, R: Reducer<T>>(r: &R, l: [R::Acc; LANES]) -> R::Acc {
+    canonical::combine_lanes(l, |a, b| r.combine(a, b))
 }
 
 /// Folds `len` elements at each of `runs` (stride `stride`) into that run's lanes, element
