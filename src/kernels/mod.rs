@@ -21,6 +21,8 @@
 
 pub(crate) mod assemble;
 pub(crate) mod canonical;
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+mod col_sums_avx2;
 pub(crate) mod copy;
 pub(crate) mod cpu;
 pub(crate) mod dispatch;

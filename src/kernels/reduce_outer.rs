@@ -193,6 +193,15 @@ unsafe fn leaf_rows<T: Element, R: Reducer<T>>(
     acc: &mut [R::Acc],
     lanes: &mut Vec<R::Acc>,
 ) {
+    // SAFETY: forwarded.
+    let done = unsafe { leaf_strips_avx2(r, rows, base, lo, hi, acc, lanes) };
+    if done > 0 {
+        if done < acc.len() {
+            // SAFETY: forwarded: columns `done..` of the same rows.
+            unsafe { leaf_rows(r, rows, base.add(done), lo, hi, &mut acc[done..], lanes) };
+        }
+        return;
+    }
     // Compiled for AVX2 where the CPU has it, as in `leaf`.
     with_avx2(|| {
         let width = acc.len();
@@ -234,6 +243,76 @@ unsafe fn leaf_rows<T: Element, R: Reducer<T>>(
         }
         acc.copy_from_slice(&lanes[..width]);
     });
+}
+
+/// [`leaf_rows`] in AVX2 intrinsics (`col_sums_avx2.rs`) for sums of contiguous `f32` or
+/// `f64` rows, where the CPU has AVX2 and FMA and [`crate::simd`] allows them: the same
+/// additions in the same order, with the lanes in registers. Returns the number of leading
+/// columns it summed into `acc` (whole strips of one register), 0 where it does not apply.
+///
+/// # Safety
+/// As [`row_tree`].
+#[allow(unused_variables)]
+unsafe fn leaf_strips_avx2<T: Element, R: Reducer<T>>(
+    r: &R,
+    rows: &Rows,
+    base: *const T,
+    lo: usize,
+    hi: usize,
+    acc: &mut [R::Acc],
+    lanes: &mut Vec<R::Acc>,
+) -> usize {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    if R::ADDS && rows.stride == 1 && super::dispatch::has_avx2_fma() {
+        use super::col_sums_avx2::{col_sums_f32, col_sums_f64};
+        use std::any::TypeId;
+        let (t, a) = (TypeId::of::<T>(), TypeId::of::<R::Acc>());
+        let width = acc.len();
+        let strip = if t == TypeId::of::<f32>() && a == t {
+            8
+        } else if t == TypeId::of::<f64>() && a == t {
+            4
+        } else {
+            return 0;
+        };
+        let full = width - width % strip;
+        if full == 0 {
+            return 0;
+        }
+        let mut starts = [0isize; LEAF];
+        if let [[step, _]] = *rows.strides {
+            // One reduced dim (the common case): row `i` at `i * step`.
+            for (i, slot) in (lo..hi).zip(starts.iter_mut()) {
+                *slot = i as isize * step;
+            }
+        } else {
+            let (mut index, mut off) = unravel_offsets(lo, rows.shape, rows.strides);
+            for slot in starts.iter_mut().take(hi - lo) {
+                *slot = off[0];
+                advance_offsets(&mut index, rows.shape, rows.strides, &mut off);
+            }
+        }
+        let starts = &starts[..hi - lo];
+        // SAFETY: `T` and `R::Acc` are both `f32` (or both `f64`) by the `TypeId` tests, so
+        // the casts are identities; the CPU has AVX2 and FMA (just checked); the rows'
+        // first `width` elements are readable (contract) and `acc` takes `width` writes.
+        // With `R::ADDS` the intrinsics' additions are `r`'s folds and combines, in the same
+        // order, from the same zero identity.
+        unsafe {
+            lanes.clear();
+            lanes.resize(LANES * width, r.identity());
+            let (out, l, len) = (acc.as_mut_ptr(), lanes.as_mut_ptr(), lanes.len());
+            if strip == 8 {
+                let l = std::slice::from_raw_parts_mut(l.cast::<f32>(), len);
+                col_sums_f32(base.cast(), starts, width, l, out.cast());
+            } else {
+                let l = std::slice::from_raw_parts_mut(l.cast::<f64>(), len);
+                col_sums_f64(base.cast(), starts, width, l, out.cast());
+            }
+        }
+        return full;
+    }
+    0
 }
 
 /// Folds four rows (`(offset from base, position)`) into `acc` in order, column by column:
