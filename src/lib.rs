@@ -211,14 +211,16 @@
 //!   any thread count and memory layout.
 //! - `dlpack`: zero-copy exchange with NumPy, PyTorch and other DLPack 1.x libraries
 //!   (`interop::dlpack`; the Python extension in `python/` uses it).
-//! - `avx512` (needs Rust 1.89): AVX-512F matmul kernels, chosen at run time on CPUs that
-//!   have them and whose vector units are 512 bits wide. On AMD Zen 4, which splits each
-//!   512-bit multiply-add into two 256-bit halves, they measured no faster than the AVX2
-//!   kernels, even with their blocking retuned for it (1024³ `f32`, one thread: 96-102
-//!   against 99-100 GFLOP/s), so the AVX2 kernels
-//!   stay in use there. That parity, and the minimum Rust version the intrinsics need, are
-//!   why the feature is not on by default; the element-wise and copy kernels have no
-//!   AVX-512 variant (compiling them for AVX-512 measured no steady gain on Zen 4 either).
+//! - `avx512`: the AVX-512F matmul kernels on any compiler that has the intrinsics. They
+//!   need no feature from Rust 1.89 on: the build script compiles them whenever the compiler
+//!   is 1.89 or newer (older compilers, down to the crate's rust-version, build the AVX2 and
+//!   portable kernels alone). At run time they are chosen on CPUs whose vector units are 512
+//!   bits wide: on an Intel Xeon with AVX-512 (Sapphire Rapids class, two cores) 1024³ `f32`
+//!   on one thread ran at 118-149 GFLOP/s against 94-96 for the AVX2 kernels. AMD Zen 4
+//!   splits each 512-bit multiply-add into two 256-bit halves; there they measured no faster
+//!   than the AVX2 kernels (96-102 against 99-100 GFLOP/s), so the AVX2 kernels stay in use.
+//!   The element-wise and copy kernels have no AVX-512 variant (compiling them for AVX-512
+//!   measured no steady gain on Zen 4).
 //!
 //! # Errors
 //!

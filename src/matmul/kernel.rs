@@ -15,7 +15,8 @@
 //! | f64 | AVX2 + FMA   | 6 × 8     | 12 accumulators, 2 B, 1 broadcast |
 //! | any | portable     | 4 × 4     | (plain Rust, for other machines)  |
 //!
-//! (1) With the crate feature `avx512` (needs Rust 1.89, above the crate's minimum version),
+//! (1) Built with Rust 1.89 or newer (the build script sets `cfg(stridex_avx512)`; older
+//! compilers, down to the crate's minimum version, build the other kernels alone),
 //! and not on AMD Zen 4, where they run no faster than AVX2 ([`Accum::best_kernel`]).
 //!
 //! The blocking sizes next to each kernel (`kc`, `mc`, `nc`) size the packed panels for the
@@ -83,7 +84,7 @@ pub trait Accum: num_traits::Float + Default + Debug + Send + Sync + 'static {
     /// The kernel products use on this CPU (chosen once): the widest it can run, except that
     /// AVX-512 is passed over where `x86::avx512_is_split` says its 512-bit multiply-adds
     /// run as two 256-bit halves, so it cannot beat AVX2 (see the `avx512` feature's note in
-    /// the crate docs).
+    /// the crate docs, and `build.rs`, which compiles them from Rust 1.89 on).
     fn best_kernel() -> Kernel<Self>;
 }
 
@@ -98,7 +99,7 @@ macro_rules! accum {
                     if crate::kernels::dispatch::has_avx2_fma() {
                         all.push(x86::$avx2);
                     }
-                    #[cfg(feature = "avx512")]
+                    #[cfg(stridex_avx512)]
                     if x86::has_avx512() {
                         all.push(x86::$avx512);
                     }
@@ -115,7 +116,7 @@ macro_rules! accum {
                         .into_iter()
                         .filter(|k| kernel_level(k.name) <= level)
                         .collect();
-                    #[cfg(all(target_arch = "x86_64", feature = "avx512"))]
+                    #[cfg(all(target_arch = "x86_64", stridex_avx512))]
                     if x86::avx512_is_split() {
                         if let Some(k) = all.iter().rev().find(|k| k.name != x86::$avx512.name) {
                             return *k;
@@ -219,7 +220,7 @@ mod x86 {
     use super::{Kernel, Tile, load_scalar, store_scalar};
     use std::arch::x86_64::*;
 
-    #[cfg(feature = "avx512")]
+    #[cfg(stridex_avx512)]
     pub(super) fn has_avx512() -> bool {
         !cfg!(miri)
             && is_x86_feature_detected!("avx512f")
@@ -234,7 +235,7 @@ mod x86 {
     /// the sign of the difference changing from run to run. The AVX2
     /// kernel is kept there, which also gives the same results as every AVX2-only machine.
     /// Zen 5 (family 1Ah) and Intel's AVX-512 cores have full-width units.
-    #[cfg(feature = "avx512")]
+    #[cfg(stridex_avx512)]
     pub(super) fn avx512_is_split() -> bool {
         // `__cpuid` is a safe function in newer toolchains and an unsafe one in older ones.
         // SAFETY: `cpuid` exists on every x86_64 CPU; leaves 0 and 1 always exist.
@@ -257,7 +258,7 @@ mod x86 {
     /// (see `avx512_is_split`), where this blocking has not been measured; on Zen 4, where
     /// it was, `kc = 512` / `mc = 96` beat it (96-104 against 95-97 GFLOP/s, 1024³ `f32`) but
     /// its 64 KiB B panel assumes Zen 4's split units and 1 MiB L2, so it is not used here.
-    #[cfg(feature = "avx512")]
+    #[cfg(stridex_avx512)]
     pub(super) const SGEMM_AVX512: Kernel<f32> = Kernel {
         mr: 12,
         nr: 32,
@@ -268,7 +269,7 @@ mod x86 {
         name: "avx512 12x32 f32",
     };
 
-    #[cfg(feature = "avx512")]
+    #[cfg(stridex_avx512)]
     pub(super) const DGEMM_AVX512: Kernel<f64> = Kernel {
         mr: 12,
         nr: 16,
@@ -311,7 +312,7 @@ mod x86 {
             /// As [`Kernel::run`] with `mr = $mr`, `nr = 2 * lanes`; needs the CPU features
             /// named in `target_feature`.
             #[target_feature(enable = $feat)]
-            #[allow(clippy::incompatible_msrv)] // only for the `avx512` feature; see below
+            #[allow(clippy::incompatible_msrv)] // only under `cfg(stridex_avx512)`; see below
             unsafe fn $name(t: &Tile<$t>) {
                 const MR: usize = $mr;
                 const NR: usize = 2 * $lanes;
@@ -411,8 +412,8 @@ mod x86 {
         _mm256_storeu_pd
     );
     // AVX-512 intrinsics are stable from Rust 1.89, above the crate's MSRV: the kernels are
-    // compiled only with the `avx512` feature, which therefore needs Rust >= 1.89.
-    #[cfg(feature = "avx512")]
+    // compiled only under `cfg(stridex_avx512)`, which `build.rs` sets from Rust 1.89 on.
+    #[cfg(stridex_avx512)]
     simd_kernel!(
         sgemm_12x32,
         "avx512f",
@@ -426,7 +427,7 @@ mod x86 {
         _mm512_fmadd_ps,
         _mm512_storeu_ps
     );
-    #[cfg(feature = "avx512")]
+    #[cfg(stridex_avx512)]
     simd_kernel!(
         dgemm_12x16,
         "avx512f",
@@ -451,7 +452,7 @@ mod tests {
         let names: Vec<&str> = <f32 as Accum>::kernels().iter().map(|k| k.name).collect();
         let best = <f32 as Accum>::best_kernel().name;
         assert!(names.contains(&best), "{best} not in {names:?}");
-        #[cfg(all(target_arch = "x86_64", feature = "avx512"))]
+        #[cfg(all(target_arch = "x86_64", stridex_avx512))]
         if x86::avx512_is_split() {
             assert!(
                 !best.starts_with("avx512"),
