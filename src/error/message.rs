@@ -405,9 +405,9 @@ impl fmt::Display for Error {
                     ),
                 }
             }
-            Error::Alloc { bytes } => write!(
+            Error::Alloc { op, bytes } => write!(
                 f,
-                "allocation of {bytes} bytes failed: the allocator has no memory for it; free \
+                "{op}: allocation of {bytes} bytes failed: the allocator has no memory for it; free \
                  other tensors, or work on smaller pieces (narrow, chunk)"
             ),
             Error::DivisionByZero { op } => write!(

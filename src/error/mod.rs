@@ -312,6 +312,9 @@ pub enum Error {
     },
     /// The allocator could not provide the memory.
     Alloc {
+        /// The operation that allocated, e.g. `"zeros"` or `"contiguous"` (`"allocate"` where
+        /// no op is known).
+        op: &'static str,
         /// Bytes requested.
         bytes: usize,
     },
@@ -507,6 +510,7 @@ impl Error {
             | Error::PartsMismatch { op, .. }
             | Error::EscapesView { op, .. }
             | Error::FormatRank { op, .. }
+            | Error::Alloc { op, .. }
             | Error::DivisionByZero { op, .. }
             | Error::EmptyReduction { op, .. }
             | Error::Io { op, .. }
@@ -531,7 +535,8 @@ impl Error {
             | Error::RankMismatch { op, .. }
             | Error::NegativeOffset { op, .. }
             | Error::OutOfBounds { op, .. }
-            | Error::FormatRank { op, .. } => *op = name,
+            | Error::FormatRank { op, .. }
+            | Error::Alloc { op, .. } => *op = name,
             _ => {}
         }
         self

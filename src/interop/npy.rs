@@ -329,6 +329,7 @@ impl ReadSpec<'_> {
             let old = v.len();
             let n = chunk.min(self.numel - old);
             v.try_reserve_exact(n).map_err(|_| Error::Alloc {
+                op: self.op,
                 bytes: n.saturating_mul(std::mem::size_of::<T>()),
             })?;
             v.resize(old + n, T::zeroed());

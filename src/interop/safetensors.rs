@@ -283,11 +283,17 @@ pub fn load_safetensors(path: impl AsRef<Path>) -> Result<SafeTensorsFile> {
     let len = usize::try_from(len)
         .ok()
         .filter(|&l| l <= isize::MAX as usize)
-        .ok_or(Error::Alloc { bytes: usize::MAX })?;
+        .ok_or(Error::Alloc {
+            op: "load_safetensors",
+            bytes: usize::MAX,
+        })?;
     let mut words: Vec<u64> = Vec::new();
     words
         .try_reserve_exact(len.div_ceil(8))
-        .map_err(|_| Error::Alloc { bytes: len })?;
+        .map_err(|_| Error::Alloc {
+            op: "load_safetensors",
+            bytes: len,
+        })?;
     words.resize(len.div_ceil(8), 0);
     file.read_exact(&mut bytemuck::cast_slice_mut(&mut words)[..len])
         .map_err(io)?;

@@ -176,7 +176,7 @@ pub(crate) fn to_fresh_storage<T: Element>(
             && (dst.is_contiguous() || dst.is_non_overlapping_and_dense()),
         "copy: a fresh destination must be dense"
     );
-    let mut fresh = Storage::<T>::uninit(dst.numel())?;
+    let mut fresh = Storage::<T>::uninit(dst.numel()).map_err(|e| e.with_op("copy"))?;
     if dst.numel() <= SMALL_COPY {
         // Too small for planning to pay: one odometer walk, element by element.
         let (from, to) = (src.as_ptr(), fresh.as_mut_ptr());
@@ -220,7 +220,7 @@ pub(crate) fn try_to_vec<T: Element>(
     let bytes = crate::error::checked_bytes(op, layout.shape(), n, std::mem::size_of::<T>())?;
     let mut out = Vec::new();
     out.try_reserve_exact(n)
-        .map_err(|_| crate::error::Error::Alloc { bytes })?;
+        .map_err(|_| crate::error::Error::Alloc { op, bytes })?;
     // SAFETY: `out` has capacity for the `n` elements written, each once.
     unsafe {
         into_raw(src, layout, out.as_mut_ptr(), n);

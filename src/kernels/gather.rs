@@ -409,7 +409,7 @@ pub(crate) fn masked_select<T: Element, M: IntElement>(
         // SAFETY: `b` is a broadcast offset of the mask.
         count += usize::from(unsafe { m.offset(b).read() } != zero);
     });
-    let mut fresh = Storage::<T>::uninit(count)?;
+    let mut fresh = Storage::<T>::uninit(count).map_err(|e| e.with_op("masked_select"))?;
     let out = fresh.as_mut_ptr();
     let mut written = 0usize;
     walk(&shape, &strides, 0, numel, |_, [a, b]| {

@@ -67,7 +67,7 @@ pub(crate) fn fresh<T: Element>(
     len: usize,
 ) -> Result<UninitStorage<T>> {
     crate::error::checked_bytes(op, shape, len, std::mem::size_of::<T>())?;
-    Storage::<T>::uninit(len)
+    Storage::<T>::uninit(len).map_err(|e| e.with_op(op))
 }
 
 /// An input of an op: a storage and a layout that fits it (the tensor invariant).

@@ -304,7 +304,7 @@ pub(crate) fn run_fresh<T: GemmElement>(
     b: &Storage<T>,
     len: usize,
 ) -> Result<Storage<T>> {
-    let mut fresh = Storage::<T>::uninit(len)?;
+    let mut fresh = Storage::<T>::uninit(len).map_err(|e| e.with_op("matmul"))?;
     // SAFETY: a new allocation, overlapping nothing, not yet shared; not accumulating, so it
     // is only written.
     unsafe { run(plan, a, b, fresh.as_mut_ptr(), len, false) };

@@ -46,14 +46,20 @@ pub(super) fn allocate(bytes: usize) -> Result<NonNull<u8>> {
     }
     // (let-else rather than `ok_or`: an error built eagerly is dropped on every success.)
     let Some(layout) = huge_layout(bytes) else {
-        return Err(Error::Alloc { bytes });
+        return Err(Error::Alloc {
+            op: "allocate",
+            bytes,
+        });
     };
     if let Some(ptr) = cache().take(layout.size()) {
         return Ok(ptr.0);
     }
     // SAFETY: `layout` has non-zero size (bytes > 0), as `alloc` requires.
     let Some(ptr) = NonNull::new(unsafe { std::alloc::alloc(layout) }) else {
-        return Err(Error::Alloc { bytes });
+        return Err(Error::Alloc {
+            op: "allocate",
+            bytes,
+        });
     };
     // Not under Miri, which cannot call madvise (the advice changes no contents).
     #[cfg(all(target_os = "linux", not(miri)))]
@@ -71,11 +77,17 @@ pub(super) fn allocate(bytes: usize) -> Result<NonNull<u8>> {
 /// returned pointer records that distance for [`deallocate_small`].
 fn allocate_small(bytes: usize) -> Result<NonNull<u8>> {
     let Some(layout) = small_layout(bytes) else {
-        return Err(Error::Alloc { bytes });
+        return Err(Error::Alloc {
+            op: "allocate",
+            bytes,
+        });
     };
     // SAFETY: `layout` has non-zero size (at least SMALL_PAD), as `alloc` requires.
     let Some(base) = NonNull::new(unsafe { std::alloc::alloc(layout) }) else {
-        return Err(Error::Alloc { bytes });
+        return Err(Error::Alloc {
+            op: "allocate",
+            bytes,
+        });
     };
     // `base` is 16-byte aligned (the layout's alignment), so the distance to the next 64-byte
     // boundary is 0, 16, 32 or 48; a distance of 0 moves a whole SMALL_PAD instead, leaving
@@ -239,7 +251,10 @@ pub(super) unsafe fn deallocate(ptr: NonNull<u8>, bytes: usize) {
 pub(super) fn bytes_for<T>(len: usize) -> Result<usize> {
     match len.checked_mul(std::mem::size_of::<T>()) {
         Some(b) if b <= isize::MAX as usize => Ok(b),
-        _ => Err(Error::Alloc { bytes: usize::MAX }),
+        _ => Err(Error::Alloc {
+            op: "allocate",
+            bytes: usize::MAX,
+        }),
     }
 }
 

@@ -145,7 +145,8 @@ impl<T: Element> Tensor<T> {
     pub(crate) fn copy_to_fresh(&self, dst: Layout, reason: CopyReason) -> Result<Tensor<T>> {
         audit::check_copy_allowed(reason, T::DTYPE, &self.layout)?;
         crate::error::checked_bytes(reason.name(), self.shape(), self.numel(), T::DTYPE.size())?;
-        let storage = copy::to_fresh_storage(&self.storage, &self.layout, &dst)?;
+        let storage = copy::to_fresh_storage(&self.storage, &self.layout, &dst)
+            .map_err(|e| e.with_op(reason.name()))?;
         audit::note_copy_made(reason, T::DTYPE, &self.layout, &dst);
         Ok(Self::from_parts(Arc::new(storage), dst))
     }

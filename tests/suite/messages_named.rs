@@ -162,3 +162,27 @@ fn sum_of_300_u8_ones_wraps_and_the_widening_form_does_not() {
     assert_eq!(ones.sum_all_as::<i64>(), 300);
     assert_eq!(ones.to_dtype::<i64>().sum(), 300);
 }
+
+/// Allocation failures name the op that allocated, through each road to the allocator: a
+/// constructor, a copy, an elementwise op's fresh output.
+#[test]
+fn allocation_failures_name_the_op() {
+    let huge = Tensor::<u8>::zeros(&[1])
+        .unwrap()
+        .expand(&[1usize << 47])
+        .unwrap();
+    let cases: Vec<(&str, Error)> = vec![
+        ("zeros", Tensor::<u8>::zeros(&[1usize << 47]).unwrap_err()),
+        ("contiguous", huge.try_contiguous().unwrap_err()),
+        ("to_owned", huge.try_to_owned().unwrap_err()),
+        ("add", huge.add(&huge).unwrap_err()),
+    ];
+    for (op, e) in cases {
+        assert!(matches!(e, Error::Alloc { .. }), "{op}: {e:?}");
+        let msg = e.to_string();
+        assert!(
+            msg.starts_with(&format!("{op}: allocation of")),
+            "{op}: {msg}"
+        );
+    }
+}
