@@ -179,13 +179,35 @@ unsafe fn pack_fixed<A: Accum, const W: usize>(
             }
         }
     } else if sd == 1 {
-        // Rows of the block are contiguous: read each row straight through.
+        // Rows of the block are contiguous (a row-major A): the panel is the transpose of its
+        // `W` rows. Blocks of `STEP` columns are read as `W` short runs, transposed in
+        // registers and stored as `STEP` whole panel lines (one contiguous stretch); the
+        // columns past the last whole block go one by one.
+        const STEP: usize = 8;
+        let blocks = depth / STEP;
         for (p, panel) in whole.chunks_exact_mut(W * depth).enumerate() {
-            for i in 0..W {
-                // SAFETY: row p * W + i of the block, `depth` contiguous elements.
-                let row = unsafe { std::slice::from_raw_parts(line(p * W + i, 0), depth) };
-                for (o, &v) in panel.chunks_exact_mut(W).zip(row) {
-                    o[i] = v;
+            // SAFETY: rows p * W + i of the block, `depth` contiguous elements each.
+            let rows: [&[A]; W] = std::array::from_fn(|i| unsafe {
+                std::slice::from_raw_parts(line(p * W + i, 0), depth)
+            });
+            let (head, tail) = panel.split_at_mut(blocks * STEP * W);
+            for (b, out) in head.chunks_exact_mut(STEP * W).enumerate() {
+                let mut t = [[A::zero(); W]; STEP];
+                for (i, row) in rows.iter().enumerate() {
+                    let run: &[A; STEP] = row[b * STEP..(b + 1) * STEP]
+                        .try_into()
+                        .expect("STEP columns");
+                    for (q, &v) in run.iter().enumerate() {
+                        t[q][i] = v;
+                    }
+                }
+                for (o, line) in out.chunks_exact_mut(W).zip(&t) {
+                    o.copy_from_slice(line);
+                }
+            }
+            for (q, o) in tail.chunks_exact_mut(W).enumerate() {
+                for (v, row) in o.iter_mut().zip(&rows) {
+                    *v = row[blocks * STEP + q];
                 }
             }
         }
