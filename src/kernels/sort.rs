@@ -81,6 +81,11 @@ const PAR_SORT_MIN: usize = 1 << 16;
 /// Largest `k` for which top-k keeps a sorted list of the best `k` in one pass instead of
 /// selecting among all packed values.
 const SMALL_K: usize = 32;
+/// Elements the small-`k` selection compares with the `k`-th best at once.
+const FILTER: usize = 16;
+/// Elements the small-`k` selection takes exactly before it bounds the rest by their `k`-th
+/// best.
+const PREFIX: usize = 256;
 
 /// Line elements from which a whole `u64`-packed line is radix sorted.
 const RADIX_MIN: usize = 512;
@@ -123,6 +128,10 @@ fn radix_sort_keys(v: &mut Vec<u64>) {
 trait Packed: Ord + Copy + Send + 'static {
     fn pack(key: u64, pos: usize) -> Self;
     fn pos(self) -> usize;
+    /// The key as packed (the low 32 bits of it for `u64`).
+    fn key(self) -> u64;
+    /// `key` as [`Packed::pack`] keeps it: `Self::pack(key, 0).key()`.
+    fn kept(key: u64) -> u64;
 }
 
 impl Packed for u64 {
@@ -134,6 +143,14 @@ impl Packed for u64 {
     fn pos(self) -> usize {
         (self & u64::from(u32::MAX)) as usize
     }
+    #[inline(always)]
+    fn key(self) -> u64 {
+        self >> 32
+    }
+    #[inline(always)]
+    fn kept(key: u64) -> u64 {
+        key & u64::from(u32::MAX)
+    }
 }
 
 impl Packed for u128 {
@@ -144,6 +161,14 @@ impl Packed for u128 {
     #[inline(always)]
     fn pos(self) -> usize {
         self as u64 as usize
+    }
+    #[inline(always)]
+    fn key(self) -> u64 {
+        (self >> 64) as u64
+    }
+    #[inline(always)]
+    fn kept(key: u64) -> u64 {
+        key
     }
 }
 
@@ -194,6 +219,58 @@ pub(crate) fn sort_positions<T: Element>(
     }
 }
 
+/// Bit `j` set for each element `j` of `block` that may beat the `k`-th best value `w` (key
+/// `wkey`, as packed, after `flip`): every element whose key is below `wkey`, and possibly
+/// others. Floats compare as floats (`x > w` for the largest, `x < w` for the smallest; a NaN
+/// `x` always passes, and every `x` when `w` is NaN), which needs no key per element; other
+/// types compare keys.
+#[inline(always)]
+fn passes<T: Element, P: Packed>(
+    block: &[T; FILTER],
+    w: T,
+    wkey: u64,
+    flip: u64,
+    descending: bool,
+) -> u32 {
+    #[inline(always)]
+    fn mask(bits: [bool; FILTER]) -> u32 {
+        bits.iter()
+            .enumerate()
+            .fold(0, |m, (j, &b)| m | (u32::from(b) << j))
+    }
+    match T::DTYPE {
+        DType::F32 => {
+            let (xs, t) = (
+                bytemuck::cast_slice::<T, f32>(block),
+                bytemuck::cast::<T, f32>(w),
+            );
+            if t.is_nan() {
+                return u32::MAX >> (32 - FILTER);
+            }
+            mask(std::array::from_fn(|j| {
+                let x = xs[j];
+                x.is_nan() || if descending { x > t } else { x < t }
+            }))
+        }
+        DType::F64 => {
+            let (xs, t) = (
+                bytemuck::cast_slice::<T, f64>(block),
+                bytemuck::cast::<T, f64>(w),
+            );
+            if t.is_nan() {
+                return u32::MAX >> (32 - FILTER);
+            }
+            mask(std::array::from_fn(|j| {
+                let x = xs[j];
+                x.is_nan() || if descending { x > t } else { x < t }
+            }))
+        }
+        _ => mask(std::array::from_fn(|j| {
+            P::kept(sort_key(block[j]) ^ flip) < wkey
+        })),
+    }
+}
+
 /// [`sort_positions`] with packed values of type `P`.
 fn positions<T: Element, P: Packed>(
     storage: &Storage<T>,
@@ -215,7 +292,7 @@ fn positions<T: Element, P: Packed>(
             // rejected by one comparison with the k-th.
             let mut best: Vec<P> = Vec::with_capacity(k + 1);
             let mut worst: Option<P> = None; // the k-th best, once there are k
-            let mut offer = |i: usize, x: T| {
+            let offer = |best: &mut Vec<P>, worst: &mut Option<P>, i: usize, x: T| {
                 let p = P::pack(sort_key(x) ^ flip, i);
                 if worst.is_some_and(|w| p >= w) {
                     return;
@@ -224,17 +301,43 @@ fn positions<T: Element, P: Packed>(
                 best.insert(at, p);
                 best.truncate(k);
                 if best.len() == k {
-                    worst = best.last().copied();
+                    *worst = best.last().copied();
                 }
             };
             if walk.step == 1 {
                 let start = base as usize;
-                for (i, &x) in data[start..start + len].iter().enumerate() {
-                    offer(i, x);
+                let xs = &data[start..start + len];
+                // The first PREFIX elements the exact way; their k-th best `t` then bounds
+                // the rest: a later element can enter the top k only if its key is below
+                // `t`'s (on equal keys its position is the larger, and so is that of any
+                // element it would have to displace). One branch-free test per element (it
+                // vectorises) collects the few candidates; `offer` decides each exactly.
+                let mut i = len.min(PREFIX);
+                for (j, &x) in xs[..i].iter().enumerate() {
+                    offer(&mut best, &mut worst, j, x);
+                }
+                if let Some(w) = worst {
+                    let (t, tkey) = (xs[w.pos()], w.key());
+                    let mut candidates: Vec<usize> = Vec::new();
+                    while len - i >= FILTER {
+                        let block: &[T; FILTER] = xs[i..i + FILTER].try_into().expect("FILTER");
+                        let mut pass = passes::<T, P>(block, t, tkey, flip, spec.descending);
+                        while pass != 0 {
+                            candidates.push(i + pass.trailing_zeros() as usize);
+                            pass &= pass - 1;
+                        }
+                        i += FILTER;
+                    }
+                    for c in candidates {
+                        offer(&mut best, &mut worst, c, xs[c]);
+                    }
+                }
+                for (j, &x) in xs[i..].iter().enumerate() {
+                    offer(&mut best, &mut worst, i + j, x);
                 }
             } else {
                 for i in 0..len {
-                    offer(i, data[walk.at(base, i)]);
+                    offer(&mut best, &mut worst, i, data[walk.at(base, i)]);
                 }
             }
             if !spec.sorted {

@@ -270,3 +270,78 @@ fn errors_name_the_op_and_the_argument() {
     let msg = x.topk(4, 1, true, true).unwrap_err().to_string();
     assert!(msg.contains("k = 4") && msg.contains("size 3"), "{msg}");
 }
+
+/// Top-k of rows long enough for the bounded pass (the first 256 elements exact, the rest
+/// tested in blocks against their k-th best): rows with many ties, NaN and signed zeros,
+/// values that keep improving (every block holds a candidate) or keep worsening, in both
+/// directions, read in place and through a flipped view (the strided walk); `f32`, the same
+/// values as `f64`, and `i32`. Each is the first k of the stable sort.
+#[test]
+fn topk_of_long_rows_is_the_head_of_the_stable_sort() {
+    let n = 3000;
+    let patterns: Vec<Vec<f32>> = vec![
+        (0..n).map(|i| (mix(i as u64) % 7) as f32 - 3.0).collect(),
+        (0..n)
+            .map(|i| match mix(i as u64 + 99) % 50 {
+                0 => f32::NAN,
+                1 => -0.0,
+                2 => 0.0,
+                r => r as f32 * 0.25 - 6.0,
+            })
+            .collect(),
+        (0..n).map(|i| i as f32).collect(),
+        (0..n).map(|i| -(i as f32)).collect(),
+        (0..n).map(|i| (mix(i as u64 + 7) >> 40) as f32).collect(),
+        // NaN all through the exact prefix: the bound is NaN, every later element a candidate.
+        (0..n)
+            .map(|i| if i % 500 == 499 { i as f32 } else { f32::NAN })
+            .collect(),
+    ];
+    for (p, row) in patterns.iter().enumerate() {
+        let t = Tensor::from_slice(row, &[1, n]).unwrap();
+        let flipped = Tensor::from_slice(&row.iter().rev().copied().collect::<Vec<_>>(), &[1, n])
+            .unwrap()
+            .flip(1)
+            .unwrap();
+        let as_f64 = t.cast::<f64>();
+        let ints: Vec<i32> = row
+            .iter()
+            .map(|&x| if x.is_nan() { i32::MAX } else { x as i32 })
+            .collect();
+        let as_i32 = Tensor::from_slice(&ints, &[1, n]).unwrap();
+        for k in [1, 10, 32] {
+            for largest in [true, false] {
+                let want = stable_positions(row, largest)[..k].to_vec();
+                let want_i64: Vec<i64> = want.iter().map(|&i| i as i64).collect();
+                for (name, x) in [("in place", &t), ("flipped view", &flipped)] {
+                    let (v, i) = x.topk(k, 1, largest, true).unwrap();
+                    assert_eq!(
+                        i.to_vec(),
+                        want_i64,
+                        "pattern {p} {name} k={k} largest={largest}"
+                    );
+                    let kept: Vec<f32> = want.iter().map(|&i| row[i]).collect();
+                    assert_eq!(bits(&v.to_vec()), bits(&kept), "pattern {p} {name} k={k}");
+                }
+                let (_, i) = as_f64.topk(k, 1, largest, true).unwrap();
+                assert_eq!(
+                    i.to_vec(),
+                    want_i64,
+                    "pattern {p} f64 k={k} largest={largest}"
+                );
+                let mut pos: Vec<usize> = (0..n).collect();
+                pos.sort_by(|&a, &b| {
+                    let o = ints[a].cmp(&ints[b]);
+                    if largest { o.reverse() } else { o }
+                });
+                let want_int: Vec<i64> = pos[..k].iter().map(|&i| i as i64).collect();
+                let (_, i) = as_i32.topk(k, 1, largest, true).unwrap();
+                assert_eq!(
+                    i.to_vec(),
+                    want_int,
+                    "pattern {p} i32 k={k} largest={largest}"
+                );
+            }
+        }
+    }
+}
