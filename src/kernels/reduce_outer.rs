@@ -247,8 +247,9 @@ unsafe fn leaf_rows<T: Element, R: Reducer<T>>(
 
 /// [`leaf_rows`] in AVX2 intrinsics (`col_sums_avx2.rs`) for sums of contiguous `f32` or
 /// `f64` rows, where the CPU has AVX2 and FMA and [`crate::simd`] allows them: the same
-/// additions in the same order, with the lanes in registers. Returns the number of leading
-/// columns it summed into `acc` (whole strips of one register), 0 where it does not apply.
+/// additions in the same order, each lane taking eight of its rows per pass (the lanes in
+/// `lanes`, in L1). Returns the number of leading columns it summed into `acc` (a multiple of
+/// one register's width), 0 where it does not apply.
 ///
 /// # Safety
 /// As [`row_tree`].

@@ -238,33 +238,28 @@ fn passes<T: Element, P: Packed>(
             .enumerate()
             .fold(0, |m, (j, &b)| m | (u32::from(b) << j))
     }
+    /// The float test: `x` beyond `t` in the direction asked, or NaN; everything if `t` is.
+    #[inline(always)]
+    fn floats<F: num_traits::Float>(xs: &[F], t: F, descending: bool) -> u32 {
+        if t.is_nan() {
+            return u32::MAX >> (32 - FILTER);
+        }
+        mask(std::array::from_fn(|j| {
+            let x = xs[j];
+            x.is_nan() || if descending { x > t } else { x < t }
+        }))
+    }
     match T::DTYPE {
-        DType::F32 => {
-            let (xs, t) = (
-                bytemuck::cast_slice::<T, f32>(block),
-                bytemuck::cast::<T, f32>(w),
-            );
-            if t.is_nan() {
-                return u32::MAX >> (32 - FILTER);
-            }
-            mask(std::array::from_fn(|j| {
-                let x = xs[j];
-                x.is_nan() || if descending { x > t } else { x < t }
-            }))
-        }
-        DType::F64 => {
-            let (xs, t) = (
-                bytemuck::cast_slice::<T, f64>(block),
-                bytemuck::cast::<T, f64>(w),
-            );
-            if t.is_nan() {
-                return u32::MAX >> (32 - FILTER);
-            }
-            mask(std::array::from_fn(|j| {
-                let x = xs[j];
-                x.is_nan() || if descending { x > t } else { x < t }
-            }))
-        }
+        DType::F32 => floats(
+            bytemuck::cast_slice::<T, f32>(block),
+            bytemuck::cast::<T, f32>(w),
+            descending,
+        ),
+        DType::F64 => floats(
+            bytemuck::cast_slice::<T, f64>(block),
+            bytemuck::cast::<T, f64>(w),
+            descending,
+        ),
         _ => mask(std::array::from_fn(|j| {
             P::kept(sort_key(block[j]) ^ flip) < wkey
         })),
