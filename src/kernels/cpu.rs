@@ -210,7 +210,7 @@ fn parse_size(s: &str) -> Option<usize> {
 ///   cache write with non-temporal stores (the destination cannot stay cached anyway, and
 ///   streaming skips reading each destination line first); below it streaming would evict
 ///   what the next op reads (2x slower, measured on a 16-core server whose L3 held the copy).
-///   At most [`STREAM_CAP`] (32 MiB), whatever the LLC: a virtual machine may report its
+///   At most 32 MiB, whatever the LLC: a virtual machine may report its
 ///   host's whole L3 (480 MiB on a 2-core Intel Xeon VM), of which one process's copy keeps
 ///   little, and there a 4096x4096 `f32` transpose without streaming stores ran at 0.27x a
 ///   memcpy against 1.08x with them.
