@@ -44,6 +44,7 @@ use super::canonical::{self, LANES};
 use super::exp::has_avx2_fma;
 use super::parallel::{SharedPtr, for_each_chunk, threads_for};
 use super::scan::DimPlan;
+use super::walk::for_run;
 
 /// Slices the line kernel reduces side by side (more memory streams in flight).
 const GROUP_LINES: usize = 4;
@@ -557,27 +558,6 @@ unsafe fn chunk_of<T: Numeric + Float>(
             };
         }
         at += r;
-    }
-}
-
-/// Calls `f(k, x)` for every element of the `n`-element run at `xr` (stride `rx`), with a
-/// slice loop the compiler vectorises when the run is contiguous.
-///
-/// # Safety
-/// The run's `n` elements are initialized input elements.
-#[inline(always)]
-unsafe fn for_run<T: Copy>(xr: *const T, rx: isize, n: usize, mut f: impl FnMut(usize, T)) {
-    if rx == 1 {
-        // SAFETY: contract; `n` contiguous elements.
-        let xs = unsafe { std::slice::from_raw_parts(xr, n) };
-        for (k, &v) in xs.iter().enumerate() {
-            f(k, v);
-        }
-    } else {
-        for k in 0..n {
-            // SAFETY: element `k < n` of the run (contract).
-            f(k, unsafe { xr.offset(k as isize * rx).read() });
-        }
     }
 }
 

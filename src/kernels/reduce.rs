@@ -69,7 +69,9 @@ use crate::storage::Storage;
 
 use super::dispatch::with_avx2;
 use super::parallel::{PAR_MIN_ELEMS, SharedPtr, for_each_chunk, threads_for};
-use super::reduce_order::{LANES, LEAF, Reduced, combine_lanes, fold_runs, split_point};
+use super::reduce_order::{
+    LANES, LEAF, Reduced, combine_lanes, fold_runs, kept_loops, split_point,
+};
 use super::reduce_outer::outer;
 use super::reduce_staged;
 use super::reducers::Reducer;
@@ -157,11 +159,7 @@ unsafe fn inner<T: Element, R: Reducer<T>>(
         ),
         len: reduced.iter().map(|&d| plan.shape[d]).product(),
     };
-    let k_shape: Vec<usize> = kept.iter().map(|&d| plan.shape[d]).collect();
-    let k_strides: Vec<[isize; 2]> = kept
-        .iter()
-        .map(|&d| [plan.input[d], plan.output[d]])
-        .collect();
+    let (k_shape, k_strides) = kept_loops(plan, &kept);
     let n_k: usize = k_shape.iter().product();
     let threads = threads_for(n_k.saturating_mul(space.len));
     // Reduced dims against the memory order: staged windows (one thread per output).

@@ -4,6 +4,7 @@
 //! and it imports none of them.
 
 use crate::element::Element;
+use crate::iter::ReducePlan;
 
 use super::canonical;
 use super::reducers::Reducer;
@@ -20,6 +21,17 @@ pub(super) struct Reduced {
     pub(super) run: (usize, isize, isize),
     /// Number of reduced elements per output element.
     pub(super) len: usize,
+}
+
+/// The kept loops of `plan` (dims `kept`, in order): their sizes and `[input, output]`
+/// strides, as the inner and outer kernels walk their output elements.
+pub(super) fn kept_loops(plan: &ReducePlan, kept: &[usize]) -> (Vec<usize>, Vec<[isize; 2]>) {
+    let shape = kept.iter().map(|&d| plan.shape[d]).collect();
+    let strides = kept
+        .iter()
+        .map(|&d| [plan.input[d], plan.output[d]])
+        .collect();
+    (shape, strides)
 }
 
 /// Where the tree splits `lo..hi` (longer than a leaf): [`canonical::mid`], the one rule every

@@ -9,7 +9,7 @@ use crate::iter::ReducePlan;
 
 use super::dispatch::with_avx2;
 use super::parallel::{PAR_MIN_ELEMS, SharedPtr, for_each_chunk, threads_for};
-use super::reduce_order::{LANES, LEAF, split_point};
+use super::reduce_order::{LANES, LEAF, kept_loops, split_point};
 use super::reducers::Reducer;
 use super::unravel::{advance_offsets, unravel_offsets};
 
@@ -56,11 +56,7 @@ pub(super) unsafe fn outer<T: Element, R: Reducer<T>>(
         stride: plan.input[w_dim],
     };
     let n_rows: usize = rows.shape.iter().product();
-    let k_shape: Vec<usize> = kept.iter().map(|&d| plan.shape[d]).collect();
-    let k_strides: Vec<[isize; 2]> = kept
-        .iter()
-        .map(|&d| [plan.input[d], plan.output[d]])
-        .collect();
+    let (k_shape, k_strides) = kept_loops(plan, &kept);
     let n_k: usize = k_shape.iter().product();
     let threads = threads_for(n_k.saturating_mul(n_rows).saturating_mul(width));
     let lane_bytes = std::mem::size_of::<R::Acc>().max(1) * LANES;

@@ -63,6 +63,32 @@ pub(crate) fn for_each_offset2(
     }
 }
 
+/// Calls `f(k, x)` for every element of the `n`-element run at `xr` (stride `rx`), with a
+/// slice loop the compiler vectorises when the run is contiguous.
+///
+/// # Safety
+/// The run's `n` elements are initialized input elements.
+#[inline(always)]
+pub(crate) unsafe fn for_run<T: Copy>(
+    xr: *const T,
+    rx: isize,
+    n: usize,
+    mut f: impl FnMut(usize, T),
+) {
+    if rx == 1 {
+        // SAFETY: contract; `n` contiguous elements.
+        let xs = unsafe { std::slice::from_raw_parts(xr, n) };
+        for (k, &v) in xs.iter().enumerate() {
+            f(k, v);
+        }
+    } else {
+        for k in 0..n {
+            // SAFETY: element `k < n` of the run (contract).
+            f(k, unsafe { xr.offset(k as isize * rx).read() });
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,7 @@
 //! module](super)).
 
 use super::*;
+use crate::kernels::walk::for_run;
 
 /// Per-chunk buffers, reused across units: each slice's max and sum, the leaf's accumulator
 /// rows, and the tree's right halves.
@@ -198,32 +199,6 @@ pub(super) unsafe fn chunk_of<T, C>(
                     })
                 };
             }
-        }
-    }
-}
-
-/// Calls `f(k, x)` for every element of the `n`-element run at `xr` (stride `rx`), with a
-/// slice loop the compiler vectorises when the run is contiguous.
-///
-/// # Safety
-/// The run's `n` elements are initialized input elements.
-#[inline(always)]
-pub(super) unsafe fn for_run<T: Copy>(
-    xr: *const T,
-    rx: isize,
-    n: usize,
-    mut f: impl FnMut(usize, T),
-) {
-    if rx == 1 {
-        // SAFETY: contract; `n` contiguous elements.
-        let xs = unsafe { std::slice::from_raw_parts(xr, n) };
-        for (k, &v) in xs.iter().enumerate() {
-            f(k, v);
-        }
-    } else {
-        for k in 0..n {
-            // SAFETY: element `k < n` of the run (contract).
-            f(k, unsafe { xr.offset(k as isize * rx).read() });
         }
     }
 }
