@@ -83,9 +83,6 @@ const PAR_SORT_MIN: usize = 1 << 16;
 const SMALL_K: usize = 32;
 /// Elements the small-`k` selection compares with the `k`-th best at once.
 const FILTER: usize = 16;
-/// Elements the small-`k` selection takes exactly before it bounds the rest by their `k`-th
-/// best.
-const PREFIX: usize = 256;
 
 /// Line elements from which a whole `u64`-packed line is radix sorted.
 const RADIX_MIN: usize = 512;
@@ -239,24 +236,24 @@ fn passes<T: Element, P: Packed>(
             .fold(0, |m, (j, &b)| m | (u32::from(b) << j))
     }
     /// The float test: `x` beyond `t` in the direction asked, or NaN; everything if `t` is.
+    /// Written as the negated comparison (`!(x <= t)` for the largest), which is false only
+    /// when both are numbers and `x` is not beyond `t`: one packed compare per 4 or 8 lanes.
     #[inline(always)]
-    fn floats<F: num_traits::Float>(xs: &[F], t: F, descending: bool) -> u32 {
-        if t.is_nan() {
-            return u32::MAX >> (32 - FILTER);
+    fn floats<F: num_traits::Float>(xs: &[F; FILTER], t: F, descending: bool) -> u32 {
+        if descending {
+            mask(std::array::from_fn(|j| !(xs[j] <= t)))
+        } else {
+            mask(std::array::from_fn(|j| !(xs[j] >= t)))
         }
-        mask(std::array::from_fn(|j| {
-            let x = xs[j];
-            x.is_nan() || if descending { x > t } else { x < t }
-        }))
     }
     match T::DTYPE {
         DType::F32 => floats(
-            bytemuck::cast_slice::<T, f32>(block),
+            bytemuck::cast_ref::<[T; FILTER], [f32; FILTER]>(block),
             bytemuck::cast::<T, f32>(w),
             descending,
         ),
         DType::F64 => floats(
-            bytemuck::cast_slice::<T, f64>(block),
+            bytemuck::cast_ref::<[T; FILTER], [f64; FILTER]>(block),
             bytemuck::cast::<T, f64>(w),
             descending,
         ),
@@ -299,32 +296,39 @@ fn positions<T: Element, P: Packed>(
                     *worst = best.last().copied();
                 }
             };
+            if k == 0 {
+                return;
+            }
             if walk.step == 1 {
                 let start = base as usize;
                 let xs = &data[start..start + len];
-                // The first PREFIX elements the exact way; their k-th best `t` then bounds
+                // The first k elements the exact way; from then on the k-th best `t` bounds
                 // the rest: a later element can enter the top k only if its key is below
                 // `t`'s (on equal keys its position is the larger, and so is that of any
-                // element it would have to displace). One branch-free test per element (it
-                // vectorises) collects the few candidates; `offer` decides each exactly.
-                let mut i = len.min(PREFIX);
-                for (j, &x) in xs[..i].iter().enumerate() {
-                    offer(&mut best, &mut worst, j, x);
+                // element it would have to displace). One branch-free test per block of
+                // FILTER (it vectorises) finds the block's candidates; `offer` decides each
+                // exactly, and the bound tightens after every block that had one, so on
+                // random data only about k * ln(len / k) elements are ever offered.
+                let mut i = 0;
+                while worst.is_none() && i < len {
+                    offer(&mut best, &mut worst, i, xs[i]);
+                    i += 1;
                 }
                 if let Some(w) = worst {
-                    let (t, tkey) = (xs[w.pos()], w.key());
-                    let mut candidates: Vec<usize> = Vec::new();
+                    let (mut t, mut tkey) = (xs[w.pos()], w.key());
                     while len - i >= FILTER {
                         let block: &[T; FILTER] = xs[i..i + FILTER].try_into().expect("FILTER");
                         let mut pass = passes::<T, P>(block, t, tkey, flip, spec.descending);
-                        while pass != 0 {
-                            candidates.push(i + pass.trailing_zeros() as usize);
-                            pass &= pass - 1;
+                        if pass != 0 {
+                            while pass != 0 {
+                                let c = i + pass.trailing_zeros() as usize;
+                                offer(&mut best, &mut worst, c, xs[c]);
+                                pass &= pass - 1;
+                            }
+                            let w = worst.expect("k kept values stay k");
+                            (t, tkey) = (xs[w.pos()], w.key());
                         }
                         i += FILTER;
-                    }
-                    for c in candidates {
-                        offer(&mut best, &mut worst, c, xs[c]);
                     }
                 }
                 for (j, &x) in xs[i..].iter().enumerate() {
