@@ -216,34 +216,33 @@ pub(crate) fn sort_positions<T: Element>(
     }
 }
 
-/// Bit `j` set for each element `j` of `block` that may beat the `k`-th best value `w` (key
-/// `wkey`, as packed, after `flip`): every element whose key is below `wkey`, and possibly
-/// others. Floats compare as floats (`x > w` for the largest, `x < w` for the smallest; a NaN
-/// `x` always passes, and every `x` when `w` is NaN), which needs no key per element; other
-/// types compare keys.
+/// Whether some element of `block` may beat the `k`-th best value `w` (key `wkey`, as packed,
+/// after `flip`): `true` whenever one has a key below `wkey`, and possibly otherwise. Floats
+/// compare as floats (`x > w` for the largest, `x < w` for the smallest; a NaN `x` always
+/// passes, and every `x` when `w` is NaN), which needs no key per element; other types
+/// compare keys. The caller decides each element of a passing block exactly.
 #[inline(always)]
-fn passes<T: Element, P: Packed>(
+fn any_passes<T: Element, P: Packed>(
     block: &[T; FILTER],
     w: T,
     wkey: u64,
     flip: u64,
     descending: bool,
-) -> u32 {
+) -> bool {
+    /// The float test: some `x` beyond `t` in the direction asked, or NaN; always if `t` is.
+    /// Written as an OR of negated comparisons (`!(x <= t)` for the largest), each false only
+    /// when both are numbers and `x` is not beyond `t`: packed compares and ORs, one mask
+    /// test per block.
     #[inline(always)]
-    fn mask(bits: [bool; FILTER]) -> u32 {
-        bits.iter()
-            .enumerate()
-            .fold(0, |m, (j, &b)| m | (u32::from(b) << j))
-    }
-    /// The float test: `x` beyond `t` in the direction asked, or NaN; everything if `t` is.
-    /// Written as the negated comparison (`!(x <= t)` for the largest), which is false only
-    /// when both are numbers and `x` is not beyond `t`: one packed compare per 4 or 8 lanes.
-    #[inline(always)]
-    fn floats<F: num_traits::Float>(xs: &[F; FILTER], t: F, descending: bool) -> u32 {
+    #[allow(
+        clippy::neg_cmp_op_on_partial_ord,
+        reason = "the negation is the point: it makes a NaN on either side pass"
+    )]
+    fn floats<F: num_traits::Float>(xs: &[F; FILTER], t: F, descending: bool) -> bool {
         if descending {
-            mask(std::array::from_fn(|j| !(xs[j] <= t)))
+            xs.iter().fold(false, |a, &x| a | !(x <= t))
         } else {
-            mask(std::array::from_fn(|j| !(xs[j] >= t)))
+            xs.iter().fold(false, |a, &x| a | !(x >= t))
         }
     }
     match T::DTYPE {
@@ -257,9 +256,9 @@ fn passes<T: Element, P: Packed>(
             bytemuck::cast::<T, f64>(w),
             descending,
         ),
-        _ => mask(std::array::from_fn(|j| {
-            P::kept(sort_key(block[j]) ^ flip) < wkey
-        })),
+        _ => block
+            .iter()
+            .fold(false, |a, &x| a | (P::kept(sort_key(x) ^ flip) < wkey)),
     }
 }
 
@@ -306,9 +305,10 @@ fn positions<T: Element, P: Packed>(
                 // the rest: a later element can enter the top k only if its key is below
                 // `t`'s (on equal keys its position is the larger, and so is that of any
                 // element it would have to displace). One branch-free test per block of
-                // FILTER (it vectorises) finds the block's candidates; `offer` decides each
-                // exactly, and the bound tightens after every block that had one, so on
-                // random data only about k * ln(len / k) elements are ever offered.
+                // FILTER (it vectorises) says whether the block may hold a candidate; each
+                // element of such a block goes to `offer`, which decides it exactly, and the
+                // bound tightens after every such block, so on random data only about
+                // FILTER * k * ln(len / k) elements are ever offered.
                 let mut i = 0;
                 while worst.is_none() && i < len {
                     offer(&mut best, &mut worst, i, xs[i]);
@@ -318,12 +318,9 @@ fn positions<T: Element, P: Packed>(
                     let (mut t, mut tkey) = (xs[w.pos()], w.key());
                     while len - i >= FILTER {
                         let block: &[T; FILTER] = xs[i..i + FILTER].try_into().expect("FILTER");
-                        let mut pass = passes::<T, P>(block, t, tkey, flip, spec.descending);
-                        if pass != 0 {
-                            while pass != 0 {
-                                let c = i + pass.trailing_zeros() as usize;
-                                offer(&mut best, &mut worst, c, xs[c]);
-                                pass &= pass - 1;
+                        if any_passes::<T, P>(block, t, tkey, flip, spec.descending) {
+                            for (j, &x) in block.iter().enumerate() {
+                                offer(&mut best, &mut worst, i + j, x);
                             }
                             let w = worst.expect("k kept values stay k");
                             (t, tkey) = (xs[w.pos()], w.key());
