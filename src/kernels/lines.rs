@@ -104,7 +104,17 @@ pub(crate) struct LineOut<'a, T> {
     filled: usize,
 }
 
-impl<T: Copy> LineOut<'_, T> {
+impl<'a, T: Copy> LineOut<'a, T> {
+    /// An empty line writing into `out`.
+    fn new(out: &'a mut [MaybeUninit<T>]) -> Self {
+        LineOut { out, filled: 0 }
+    }
+
+    /// Panics unless the line is full (every element of it written).
+    fn check_full(&self, op: &str) {
+        assert_eq!(self.filled, self.out.len(), "{op}: a line was not filled");
+    }
+
     /// Appends one element. Panics past the end of the line.
     #[inline]
     pub(crate) fn push(&mut self, value: T) {
@@ -169,28 +179,96 @@ where
         };
         let run = |first: usize, chunk: &mut [MaybeUninit<T>]| {
             for (k, line) in chunk.chunks_mut(line_len).enumerate() {
-                let mut w = LineOut {
-                    out: line,
-                    filled: 0,
-                };
+                let mut w = LineOut::new(line);
                 fill(first + k, &mut w);
-                assert_eq!(w.filled, line_len, "{op}: a line was not filled");
+                w.check_full(op);
             }
         };
-        let threads = threads_for(n.saturating_mul(work_per_elem.max(1)));
-        if threads == 1 || lines == 1 {
-            run(0, out);
-        } else {
-            let per = lines
-                .div_ceil(threads * 4)
-                .max(MIN_UNIT_ELEMS.div_ceil(line_len));
-            par_chunks_mut(out, per * line_len, |c, chunk| run(c * per, chunk));
+        match lines_per_unit(lines, line_len, work_per_elem) {
+            None => run(0, out),
+            Some(per) => par_chunks_mut(out, per * line_len, |c, chunk| run(c * per, chunk)),
         }
     }
     // SAFETY: Storage invariant 3 holds: every one of the `n` elements was written, each
-    // line's fill having pushed exactly `line_len` of them (asserted above, and a panic
+    // line's fill having pushed exactly `line_len` of them (checked above, and a panic
     // there never reaches this line), and the lines tile `0..n`.
     Ok(unsafe { fresh.assume_init() })
+}
+
+/// [`fresh_by_lines`] for an op with two results of the same shape (values and their
+/// indices): line `l` of both filled by one call `fill(l, a, b)`, which must push exactly
+/// `line_len` elements to each.
+///
+/// # Errors
+/// As [`fresh_by_lines`], for either output.
+///
+/// # Panics
+/// If a fill pushes more or fewer than `line_len` elements to either output.
+pub(crate) fn fresh_pair_by_lines<A, B, F>(
+    op: &'static str,
+    shape: &[usize],
+    lines: usize,
+    line_len: usize,
+    work_per_elem: usize,
+    fill: F,
+) -> Result<(Storage<A>, Storage<B>)>
+where
+    A: Element,
+    B: Element,
+    F: Fn(usize, &mut LineOut<'_, A>, &mut LineOut<'_, B>) + Sync + Send,
+{
+    let n = lines * line_len;
+    let mut fresh_a = super::fresh::<A>(op, shape, n)?;
+    let mut fresh_b = super::fresh::<B>(op, shape, n)?;
+    if n > 0 {
+        // SAFETY: as in `fresh_by_lines`, for each of the two fresh storages of `n` elements
+        // (two allocations, so the slices do not overlap).
+        let (out_a, out_b) = unsafe {
+            (
+                std::slice::from_raw_parts_mut(fresh_a.as_mut_ptr().cast::<MaybeUninit<A>>(), n),
+                std::slice::from_raw_parts_mut(fresh_b.as_mut_ptr().cast::<MaybeUninit<B>>(), n),
+            )
+        };
+        let run = |first: usize, chunk_a: &mut [MaybeUninit<A>], chunk_b: &mut [MaybeUninit<B>]| {
+            let pairs = chunk_a
+                .chunks_mut(line_len)
+                .zip(chunk_b.chunks_mut(line_len));
+            for (k, (line_a, line_b)) in pairs.enumerate() {
+                let (mut a, mut b) = (LineOut::new(line_a), LineOut::new(line_b));
+                fill(first + k, &mut a, &mut b);
+                a.check_full(op);
+                b.check_full(op);
+            }
+        };
+        match lines_per_unit(lines, line_len, work_per_elem) {
+            None => run(0, out_a, out_b),
+            Some(per) => {
+                let mut units: Vec<_> = out_a
+                    .chunks_mut(per * line_len)
+                    .zip(out_b.chunks_mut(per * line_len))
+                    .collect();
+                par_chunks_mut(&mut units, 1, |c, unit| {
+                    let (a, b) = &mut unit[0];
+                    run(c * per, a, b);
+                });
+            }
+        }
+    }
+    // SAFETY: Storage invariant 3 holds for both: every line of each was filled with exactly
+    // `line_len` elements (checked above; a panic there never reaches this line), and the
+    // lines tile `0..n`.
+    Ok(unsafe { (fresh_a.assume_init(), fresh_b.assume_init()) })
+}
+
+/// Lines per parallel work unit for `lines` lines of `line_len` results costing
+/// `work_per_elem` each, or `None` to fill them all on this thread.
+fn lines_per_unit(lines: usize, line_len: usize, work_per_elem: usize) -> Option<usize> {
+    let threads = threads_for((lines * line_len).saturating_mul(work_per_elem.max(1)));
+    (threads > 1 && lines > 1).then(|| {
+        lines
+            .div_ceil(threads * 4)
+            .max(MIN_UNIT_ELEMS.div_ceil(line_len))
+    })
 }
 
 /// Row-major strides of `shape` with dim `dim` moved innermost: the layout of a
@@ -229,5 +307,48 @@ pub(crate) fn push_logical<T: Copy>(
             super::unravel::advance_offsets(&mut index, shape, &strides, &mut o);
             off = o[0];
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Line `l` of both outputs: `l * 1000 + j` and its negation, as f32 and i64.
+    fn fill_both(l: usize, a: &mut LineOut<'_, f32>, b: &mut LineOut<'_, i64>, len: usize) {
+        for j in 0..len {
+            a.push((l * 1000 + j) as f32);
+            b.push(-((l * 1000 + j) as i64));
+        }
+    }
+
+    #[test]
+    fn pair_outputs_hold_every_line_in_order_serial_and_split() {
+        // Few elements (one thread), then enough work per element to split across threads.
+        #[cfg(not(miri))]
+        let cases = [(3, 4, 1), (0, 4, 1), (5, 0, 1), (300, 70, 64)];
+        #[cfg(miri)]
+        let cases = [(3, 4, 1), (0, 4, 1), (5, 0, 1), (6, 3, 1)];
+        for (lines, len, work) in cases {
+            let (a, b) = fresh_pair_by_lines("test", &[lines, len], lines, len, work, |l, a, b| {
+                fill_both(l, a, b, len)
+            })
+            .expect("small outputs");
+            let want: Vec<f32> = (0..lines)
+                .flat_map(|l| (0..len).map(move |j| (l * 1000 + j) as f32))
+                .collect();
+            assert_eq!(a.as_slice(), want.as_slice(), "{lines} x {len}");
+            let negated: Vec<i64> = want.iter().map(|&x| -(x as i64)).collect();
+            assert_eq!(b.as_slice(), negated.as_slice(), "{lines} x {len}");
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "a line was not filled")]
+    fn a_short_line_in_the_second_output_panics() {
+        let _ = fresh_pair_by_lines::<f32, i64, _>("test", &[2, 3], 2, 3, 1, |_, a, b| {
+            a.fill(1.0, 3);
+            b.fill(7, 2);
+        });
     }
 }

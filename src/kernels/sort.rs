@@ -15,8 +15,9 @@
 //! (`sort_unstable`, parallel for a long `u128` line) is as good as a stable comparison sort,
 //! and much faster. Long `u64` lines, built in position order, take a stable LSD radix sort
 //! of the keys alone, which gives the same order again. Top-k with a small `k` keeps the `k`
-//! smallest packed values in one pass. Values are read back from the line by position, so
-//! NaN payloads and `-0.0` come out as they went in.
+//! smallest packed values in one pass. Values are decoded from their keys ([`from_sort_key`]),
+//! except zeros and NaNs, whose keys several values share: those are read back from the line
+//! by position, so NaN payloads and `-0.0` come out as they went in.
 
 use half::{bf16, f16};
 
@@ -25,7 +26,7 @@ use crate::error::Result;
 use crate::layout::Layout;
 use crate::storage::Storage;
 
-use super::lines::{LineWalk, fresh_by_lines};
+use super::lines::{LineWalk, fresh_by_lines, fresh_pair_by_lines};
 use super::parallel::{par_sort_unstable, threads_for};
 
 /// The order key of `x` (Note \[sort keys\]): 32 significant bits for types of up to 4
@@ -61,6 +62,43 @@ pub(crate) fn sort_key<T: Element>(x: T) -> u64 {
         DType::U32 => u64::from(bytemuck::cast::<T, u32>(x)),
         DType::U64 => bytemuck::cast::<T, u64>(x),
     }
+}
+
+/// The element whose [`sort_key`] is `key`, where only one has it: `None` for the keys of
+/// zero (`-0.0` and `0.0` share it) and of NaN (every payload shares it), which the caller
+/// reads from the data instead. Floats of 2 bytes come back from their `f32` key exactly
+/// (the widening that made it is exact).
+#[inline(always)]
+pub(crate) fn from_sort_key<T: Element>(key: u64) -> Option<T> {
+    const S32: u32 = 1 << 31;
+    // The inverse of `f32_key` in `sort_key`: a set top bit marks a positive value.
+    #[inline(always)]
+    fn f32_of(key: u64) -> Option<f32> {
+        let k = key as u32;
+        let bits = if k & S32 != 0 { k ^ S32 } else { !k };
+        (k != S32 && k != u32::MAX).then_some(f32::from_bits(bits))
+    }
+    #[inline(always)]
+    fn f64_of(key: u64) -> Option<f64> {
+        const S64: u64 = 1 << 63;
+        let bits = if key & S64 != 0 { key ^ S64 } else { !key };
+        (key != S64 && key != u64::MAX).then_some(f64::from_bits(bits))
+    }
+    let i32_of = |key: u64| (key as u32 ^ S32) as i32;
+    Some(match T::DTYPE {
+        DType::F32 => bytemuck::cast(f32_of(key)?),
+        DType::F16 => bytemuck::cast(f16::from_f32(f32_of(key)?)),
+        DType::BF16 => bytemuck::cast(bf16::from_f32(f32_of(key)?)),
+        DType::F64 => bytemuck::cast(f64_of(key)?),
+        DType::I8 => bytemuck::cast(i32_of(key) as i8),
+        DType::I16 => bytemuck::cast(i32_of(key) as i16),
+        DType::I32 => bytemuck::cast(i32_of(key)),
+        DType::I64 => bytemuck::cast((key ^ (1 << 63)) as i64),
+        DType::U8 => bytemuck::cast(key as u8),
+        DType::U16 => bytemuck::cast(key as u16),
+        DType::U32 => bytemuck::cast(key as u32),
+        DType::U64 => bytemuck::cast(key),
+    })
 }
 
 /// What a line op keeps of each sorted line: all of it (`sort`) or its first `k` (`topk`,
@@ -184,18 +222,11 @@ pub(crate) fn sort_lines<T: Element>(
     out_shape: &[usize],
 ) -> Result<(Storage<T>, Storage<i64>)> {
     let walk = LineWalk::new(layout, dim);
-    // Positions first (the sort), then values read back by position: two passes over the
-    // output, the sort once per line.
-    let positions = sort_positions(storage, &walk, spec, out_shape)?;
-    let data = storage.as_slice();
-    let idx = positions.as_slice();
-    let values = fresh_by_lines("sort", out_shape, walk.lines(), spec.k, 1, |line, out| {
-        let base = walk.base(line);
-        for &p in &idx[line * spec.k..(line + 1) * spec.k] {
-            out.push(data[walk.at(base, p as usize)]);
-        }
-    })?;
-    Ok((values, positions))
+    if packs_in_u64::<T>(&walk) {
+        values_and_positions::<T, u64>(storage, &walk, spec, out_shape)
+    } else {
+        values_and_positions::<T, u128>(storage, &walk, spec, out_shape)
+    }
 }
 
 /// The positions part of [`sort_lines`] (an argsort): each line's kept positions along the
@@ -209,11 +240,16 @@ pub(crate) fn sort_positions<T: Element>(
     spec: SortSpec,
     out_shape: &[usize],
 ) -> Result<Storage<i64>> {
-    if T::DTYPE.size() <= 4 && u32::try_from(walk.len).is_ok() {
+    if packs_in_u64::<T>(walk) {
         positions::<T, u64>(storage, walk, spec, out_shape)
     } else {
         positions::<T, u128>(storage, walk, spec, out_shape)
     }
+}
+
+/// Whether the lines of `walk` pack a key and a position into a `u64` (Note \[sort keys\]).
+fn packs_in_u64<T: Element>(walk: &LineWalk) -> bool {
+    T::DTYPE.size() <= 4 && u32::try_from(walk.len).is_ok()
 }
 
 /// Whether some element of `block` may beat the `k`-th best value `w` (key `wkey`, as packed,
@@ -262,88 +298,78 @@ fn any_passes<T: Element, P: Packed>(
     }
 }
 
-/// [`sort_positions`] with packed values of type `P`.
-fn positions<T: Element, P: Packed>(
-    storage: &Storage<T>,
+/// The packed values of the line at `base` that the op keeps, in output order: its `spec.k`
+/// best (smallest packed values, Note \[sort keys\]), sorted, or in position order unless
+/// `spec.sorted`. `par_line` lets one long line be sorted by several threads.
+fn kept_line<T: Element, P: Packed>(
+    data: &[T],
     walk: &LineWalk,
     spec: SortSpec,
-    out_shape: &[usize],
-) -> Result<Storage<i64>> {
-    let data = storage.as_slice();
+    base: isize,
+    par_line: bool,
+) -> Vec<P> {
     let flip = if spec.descending { u64::MAX } else { 0 };
     let (len, k) = (walk.len, spec.k);
-    // A line sorted by several threads when it is long and there are few lines to share.
-    let par_line = len >= PAR_SORT_MIN && walk.lines() < threads_for(len * walk.lines()).max(2);
-    // Sorting costs ~log2(len) passes per element: split early.
-    let work = (usize::BITS - len.leading_zeros()) as usize;
-    fresh_by_lines("sort", out_shape, walk.lines(), k, work, |line, out| {
-        let base = walk.base(line);
-        if k < len && k <= SMALL_K {
-            // One pass keeping the k smallest packed values in order: most elements are
-            // rejected by one comparison with the k-th.
-            let mut best: Vec<P> = Vec::with_capacity(k + 1);
-            let mut worst: Option<P> = None; // the k-th best, once there are k
-            let offer = |best: &mut Vec<P>, worst: &mut Option<P>, i: usize, x: T| {
-                let p = P::pack(sort_key(x) ^ flip, i);
-                if worst.is_some_and(|w| p >= w) {
-                    return;
-                }
-                let at = best.partition_point(|&q| q < p);
-                best.insert(at, p);
-                best.truncate(k);
-                if best.len() == k {
-                    *worst = best.last().copied();
-                }
-            };
-            if k == 0 {
+    let mut packed: Vec<P> = if k < len && k <= SMALL_K {
+        // One pass keeping the k smallest packed values in order: most elements are
+        // rejected by one comparison with the k-th.
+        let mut best: Vec<P> = Vec::with_capacity(k + 1);
+        let mut worst: Option<P> = None; // the k-th best, once there are k
+        let offer = |best: &mut Vec<P>, worst: &mut Option<P>, i: usize, x: T| {
+            let p = P::pack(sort_key(x) ^ flip, i);
+            if worst.is_some_and(|w| p >= w) {
                 return;
             }
-            if walk.step == 1 {
-                let start = base as usize;
-                let xs = &data[start..start + len];
-                // The first k elements the exact way; from then on the k-th best `t` bounds
-                // the rest: a later element can enter the top k only if its key is below
-                // `t`'s (on equal keys its position is the larger, and so is that of any
-                // element it would have to displace). One branch-free test per block of
-                // FILTER (it vectorises) says whether the block may hold a candidate; each
-                // element of such a block goes to `offer`, which decides it exactly, and the
-                // bound tightens after every such block, so on random data only about
-                // FILTER * k * ln(len / k) elements are ever offered.
-                let mut i = 0;
-                while worst.is_none() && i < len {
-                    offer(&mut best, &mut worst, i, xs[i]);
-                    i += 1;
-                }
-                if let Some(w) = worst {
-                    let (mut t, mut tkey) = (xs[w.pos()], w.key());
-                    while len - i >= FILTER {
-                        let block: &[T; FILTER] = xs[i..i + FILTER].try_into().expect("FILTER");
-                        if any_passes::<T, P>(block, t, tkey, flip, spec.descending) {
-                            for (j, &x) in block.iter().enumerate() {
-                                offer(&mut best, &mut worst, i + j, x);
-                            }
-                            let w = worst.expect("k kept values stay k");
-                            (t, tkey) = (xs[w.pos()], w.key());
-                        }
-                        i += FILTER;
-                    }
-                }
-                for (j, &x) in xs[i..].iter().enumerate() {
-                    offer(&mut best, &mut worst, i + j, x);
-                }
-            } else {
-                for i in 0..len {
-                    offer(&mut best, &mut worst, i, data[walk.at(base, i)]);
-                }
+            let at = best.partition_point(|&q| q < p);
+            best.insert(at, p);
+            best.truncate(k);
+            if best.len() == k {
+                *worst = best.last().copied();
             }
-            if !spec.sorted {
-                best.sort_unstable_by_key(|p| p.pos());
-            }
-            for p in best {
-                out.push(p.pos() as i64);
-            }
-            return;
+        };
+        if k == 0 {
+            return best;
         }
+        if walk.step == 1 {
+            let start = base as usize;
+            let xs = &data[start..start + len];
+            // The first k elements the exact way; from then on the k-th best `t` bounds
+            // the rest: a later element can enter the top k only if its key is below
+            // `t`'s (on equal keys its position is the larger, and so is that of any
+            // element it would have to displace). One branch-free test per block of
+            // FILTER (it vectorises) says whether the block may hold a candidate; each
+            // element of such a block goes to `offer`, which decides it exactly, and the
+            // bound tightens after every such block, so on random data only about
+            // FILTER * k * ln(len / k) elements are ever offered.
+            let mut i = 0;
+            while worst.is_none() && i < len {
+                offer(&mut best, &mut worst, i, xs[i]);
+                i += 1;
+            }
+            if let Some(w) = worst {
+                let (mut t, mut tkey) = (xs[w.pos()], w.key());
+                while len - i >= FILTER {
+                    let block: &[T; FILTER] = xs[i..i + FILTER].try_into().expect("FILTER");
+                    if any_passes::<T, P>(block, t, tkey, flip, spec.descending) {
+                        for (j, &x) in block.iter().enumerate() {
+                            offer(&mut best, &mut worst, i + j, x);
+                        }
+                        let w = worst.expect("k kept values stay k");
+                        (t, tkey) = (xs[w.pos()], w.key());
+                    }
+                    i += FILTER;
+                }
+            }
+            for (j, &x) in xs[i..].iter().enumerate() {
+                offer(&mut best, &mut worst, i + j, x);
+            }
+        } else {
+            for i in 0..len {
+                offer(&mut best, &mut worst, i, data[walk.at(base, i)]);
+            }
+        }
+        best
+    } else {
         let mut packed: Vec<P> = (0..len)
             .map(|i| P::pack(sort_key(data[walk.at(base, i)]) ^ flip, i))
             .collect();
@@ -354,7 +380,7 @@ fn positions<T: Element, P: Packed>(
             packed.truncate(k);
         }
         if !spec.sorted {
-            packed.sort_unstable_by_key(|p| p.pos());
+            // Put in position order below.
         } else if k == len && len >= RADIX_MIN && radix(&mut packed) {
             // Sorted by the radix passes.
         } else if par_line && k == len {
@@ -362,10 +388,75 @@ fn positions<T: Element, P: Packed>(
         } else {
             packed.sort_unstable();
         }
-        for p in packed {
-            out.push(p.pos() as i64);
-        }
-    })
+        packed
+    };
+    if !spec.sorted {
+        packed.sort_unstable_by_key(|p| p.pos());
+    }
+    packed
+}
+
+/// Whether one long line is sorted by several threads (few lines to share among them), and
+/// the work per element for the split of lines across threads (a sort costs about
+/// `log2(len)` passes per element, so lines are split early).
+fn line_work(walk: &LineWalk) -> (bool, usize) {
+    let len = walk.len;
+    let par_line = len >= PAR_SORT_MIN && walk.lines() < threads_for(len * walk.lines()).max(2);
+    (par_line, (usize::BITS - len.leading_zeros()) as usize)
+}
+
+/// [`sort_positions`] with packed values of type `P`.
+fn positions<T: Element, P: Packed>(
+    storage: &Storage<T>,
+    walk: &LineWalk,
+    spec: SortSpec,
+    out_shape: &[usize],
+) -> Result<Storage<i64>> {
+    let data = storage.as_slice();
+    let (par_line, work) = line_work(walk);
+    fresh_by_lines(
+        "sort",
+        out_shape,
+        walk.lines(),
+        spec.k,
+        work,
+        |line, out| {
+            for p in kept_line::<T, P>(data, walk, spec, walk.base(line), par_line) {
+                out.push(p.pos() as i64);
+            }
+        },
+    )
+}
+
+/// [`sort_lines`] with packed values of type `P`: positions and values in one pass. Each
+/// value is decoded from its key ([`from_sort_key`]) instead of being read back from the
+/// line at its position (a random access per element: a cache and TLB miss each on a long
+/// or strided line); only keys that several values share (zeros, NaNs) are read back, so
+/// `-0.0` and NaN payloads come out as they went in.
+fn values_and_positions<T: Element, P: Packed>(
+    storage: &Storage<T>,
+    walk: &LineWalk,
+    spec: SortSpec,
+    out_shape: &[usize],
+) -> Result<(Storage<T>, Storage<i64>)> {
+    let data = storage.as_slice();
+    let (par_line, work) = line_work(walk);
+    let flip = P::kept(if spec.descending { u64::MAX } else { 0 });
+    fresh_pair_by_lines(
+        "sort",
+        out_shape,
+        walk.lines(),
+        spec.k,
+        work,
+        |line, values, out| {
+            let base = walk.base(line);
+            for p in kept_line::<T, P>(data, walk, spec, base, par_line) {
+                out.push(p.pos() as i64);
+                let value = from_sort_key::<T>(p.key() ^ flip);
+                values.push(value.unwrap_or_else(|| data[walk.at(base, p.pos())]));
+            }
+        },
+    )
 }
 
 /// Radix-sorts `packed` if it holds `u64` values (positions in order, as built); `false`
@@ -448,5 +539,56 @@ mod tests {
         assert!(sort_key(i32::MAX) < u64::from(u32::MAX) + 1);
         assert!(sort_key(0u64) < sort_key(u64::MAX));
         assert!(sort_key(200u8) > sort_key(100u8));
+    }
+
+    /// `from_sort_key` inverts `sort_key` bit for bit wherever it answers, and answers for
+    /// every value but zeros and NaNs.
+    fn decodes<T: Element + std::fmt::Debug>(xs: impl IntoIterator<Item = T>) {
+        for x in xs {
+            let key = sort_key(x);
+            match from_sort_key::<T>(key) {
+                Some(y) => assert_eq!(bytemuck::bytes_of(&y), bytemuck::bytes_of(&x), "{x:?}"),
+                None => assert!(
+                    key == sort_key(<T as bytemuck::Zeroable>::zeroed())
+                        || x.partial_cmp(&x).is_none(),
+                    "{x:?} is neither zero nor NaN but was not decoded"
+                ),
+            }
+        }
+    }
+
+    #[test]
+    fn keys_decode_to_the_values_that_made_them() {
+        // Every f16 and bf16 bit pattern, and f32 patterns across the whole range.
+        decodes((0..=u16::MAX).map(f16::from_bits));
+        decodes((0..=u16::MAX).map(bf16::from_bits));
+        decodes((0..=u32::MAX).step_by(65_521).map(f32::from_bits));
+        let special = [
+            0.0f32,
+            -0.0,
+            f32::NAN,
+            -f32::NAN,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+        ];
+        decodes(
+            special
+                .into_iter()
+                .chain([f32::MIN_POSITIVE, -1e-45, f32::MAX, f32::MIN]),
+        );
+        decodes((0..=u64::MAX).step_by(1 << 44 | 12_345).map(f64::from_bits));
+        decodes([0.0f64, -0.0, f64::NAN, f64::INFINITY, -5e-324, f64::MAX]);
+        decodes(i8::MIN..=i8::MAX);
+        decodes(u8::MIN..=u8::MAX);
+        decodes((0..=u16::MAX).map(|b| b as i16));
+        decodes(0..=u16::MAX);
+        decodes([i32::MIN, -1, 0, 1, i32::MAX]);
+        decodes([u32::MIN, 1, u32::MAX]);
+        decodes([i64::MIN, -1, 0, 1, i64::MAX]);
+        decodes([u64::MIN, 1, u64::MAX]);
+        // Zero and NaN are the keys left to the data.
+        assert!(from_sort_key::<f32>(sort_key(-0.0f32)).is_none());
+        assert!(from_sort_key::<f64>(sort_key(f64::NAN)).is_none());
+        assert!(from_sort_key::<bf16>(sort_key(bf16::NAN)).is_none());
     }
 }
