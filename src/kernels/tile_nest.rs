@@ -22,7 +22,7 @@
 //! 16 source rows of a column strip straight through.
 
 use super::cpu::CopyTuning;
-use super::tile::{Buffers, Packing, Tile2d, line};
+use super::tile::{Buffers, Packing, Tile2d, group_tiles, line};
 use super::transpose::Word;
 
 /// One loop of a nest: `count` iterations, each moving the source and destination pointers
@@ -32,13 +32,18 @@ pub(super) struct Loop {
     pub(super) count: usize,
     pub(super) src: isize,
     pub(super) dst: isize,
+    /// For the loop over groups of column tiles, the number of column tiles it covers (its
+    /// last iteration holds the rest, fewer than a group); 0 for every other loop.
+    pub(super) tiles: usize,
 }
 
 /// Bytes one stream of each side (source, destination) runs through before `loops`
-/// (outermost first) jump elsewhere, capped at `cap` bytes; see the [module docs](self).
-fn runs(loops: &[Loop], l: usize, size: usize, cap: usize) -> (usize, usize) {
-    let run = |step: fn(&Loop) -> isize| {
-        let mut words = l;
+/// (outermost first) jump elsewhere, capped at `cap` bytes, around a unit of `g` tiles side
+/// by side along the destination rows (a source run starts at `l` words, a destination run
+/// at `g * l`); see the [module docs](self).
+fn runs(loops: &[Loop], (l, g): (usize, usize), size: usize, cap: usize) -> (usize, usize) {
+    let run = |step: fn(&Loop) -> isize, start: usize| {
+        let mut words = start;
         for lp in loops.iter().rev().filter(|lp| lp.count > 1) {
             if words * size >= cap || step(lp) != words as isize {
                 break;
@@ -47,14 +52,14 @@ fn runs(loops: &[Loop], l: usize, size: usize, cap: usize) -> (usize, usize) {
         }
         (words * size).min(cap)
     };
-    (run(|lp| lp.src), run(|lp| lp.dst))
+    (run(|lp| lp.src, l), run(|lp| lp.dst, g * l))
 }
 
-/// The cost of running `loops` (outermost first) around `l x l` tiles of `size`-byte words;
-/// see the [module docs](self).
-pub(super) fn cost(loops: &[Loop], l: usize, size: usize, tuning: &CopyTuning) -> usize {
+/// The cost of running `loops` (outermost first) around groups of `g` `l x l` tiles of
+/// `size`-byte words; see the [module docs](self).
+pub(super) fn cost(loops: &[Loop], lg: (usize, usize), size: usize, tuning: &CopyTuning) -> usize {
     let cap = tuning.page_bytes;
-    let (src, dst) = runs(loops, l, size, cap);
+    let (src, dst) = runs(loops, lg, size, cap);
     tuning.read_weight * cap / src + tuning.write_weight * cap / dst
 }
 
@@ -62,21 +67,22 @@ pub(super) fn cost(loops: &[Loop], l: usize, size: usize, tuning: &CopyTuning) -
 /// dims in the plan's order and only place `R` and `C`.
 const MAX_PERMUTED: usize = 5;
 
-/// The cheapest nest of the candidates: every order of `outer` plus the tile loops `c` and
-/// `r` (the plane-by-plane order `outer, c, r` first, kept on ties), or, for more than
+/// The cheapest nest of the candidates: every order of `outer` plus the tile loops `c` (over
+/// groups of `lg.1` column tiles) and `r` (the plane-by-plane order `outer, c, r` first, kept
+/// on ties), or, for more than
 /// [`MAX_PERMUTED`] loops, `outer` in order with `c` and `r` placed anywhere.
 pub(super) fn choose(
     outer: &[Loop],
     c: Loop,
     r: Loop,
-    l: usize,
+    lg: (usize, usize),
     size: usize,
     tuning: &CopyTuning,
 ) -> Vec<Loop> {
     let mut best: Vec<Loop> = outer.iter().copied().chain([c, r]).collect();
-    let mut best_cost = cost(&best, l, size, tuning);
+    let mut best_cost = cost(&best, lg, size, tuning);
     let mut consider = |nest: Vec<Loop>| {
-        let k = cost(&nest, l, size, tuning);
+        let k = cost(&nest, lg, size, tuning);
         if k < best_cost {
             (best, best_cost) = (nest, k);
         }
@@ -122,8 +128,10 @@ pub(super) struct Nest {
     pub(super) t: Tile2d,
     pub(super) p: Packing,
     pub(super) loops: Vec<Loop>,
-    /// Words from a tile's source lines to those of the tile `prefetch_tiles` iterations of
-    /// the innermost loop later, which it prefetches.
+    /// Column tiles per group ([`group_tiles`]): the unit the loops run around.
+    pub(super) g: usize,
+    /// Words from a group's source lines to those of the group `prefetch_tiles` iterations
+    /// of the innermost loop later, which it prefetches.
     pub(super) ahead: isize,
 }
 
@@ -147,17 +155,22 @@ impl Nest {
             p.cs = 0;
         }
         let li = l as isize;
+        let tiles = p.ct / l;
+        let g = group_tiles::<W>(tuning).min(tiles.max(1));
+        let gl = (g * l) as isize;
         let c = Loop {
-            count: p.ct / l,
-            src: li * t.src_col,
-            dst: li,
+            count: tiles.div_ceil(g),
+            src: gl * t.src_col,
+            dst: gl,
+            tiles,
         };
         let r = Loop {
             count: p.rt / l,
             src: li,
             dst: li * t.dst_row,
+            tiles: 0,
         };
-        let loops = choose(outer, c, r, l, size, tuning);
+        let loops = choose(outer, c, r, (l, g), size, tuning);
         let ahead = loops.last().map_or(0, |lp| {
             if lp.count > 1 {
                 lp.src * tuning.prefetch_tiles as isize
@@ -165,7 +178,13 @@ impl Nest {
                 0
             }
         });
-        Nest { t, p, loops, ahead }
+        Nest {
+            t,
+            p,
+            loops,
+            g,
+            ahead,
+        }
     }
 
     /// Work items for a parallel split: the iterations of the two outermost loops.
@@ -196,10 +215,11 @@ impl Nest {
         );
         for item in lo..hi {
             let (i0, i1) = (item / inner_count, item % inner_count);
-            let (mut so, mut d_o) = (0isize, 0isize);
+            let (mut so, mut d_o, mut tiles) = (0isize, 0isize, self.g);
             for (lp, i) in head.iter().zip([i0, i1]) {
                 so += i as isize * lp.src;
                 d_o += i as isize * lp.dst;
+                tiles = self.group_at(lp, i, tiles);
             }
             // SAFETY: item < items() indexes the two outer loops in range; forwarded.
             unsafe {
@@ -207,7 +227,7 @@ impl Nest {
                     rest,
                     src.wrapping_offset(so),
                     dst.wrapping_offset(d_o),
-                    (&mut bufs, ahead),
+                    (&mut bufs, ahead, tiles),
                     stream,
                 )
             };
@@ -223,22 +243,34 @@ impl Nest {
         loops: &[Loop],
         src: *const W,
         dst: *mut W,
-        (bufs, ahead): (&mut Buffers, isize),
+        (bufs, ahead, tiles): (&mut Buffers, isize, usize),
         stream: bool,
     ) {
         match loops {
-            // SAFETY: a full tile of one plane (contract).
-            [] => unsafe { self.t.packed_tile(bufs, src, dst, ahead, stream) },
+            // SAFETY: a group of `tiles <= g` full tiles of one plane (contract, group_at).
+            [] => unsafe { self.t.packed_group(bufs, src, dst, (tiles, ahead), stream) },
             [lp, rest @ ..] => {
-                for i in 0..lp.count as isize {
+                for i in 0..lp.count {
                     let (s, d) = (
-                        src.wrapping_offset(i * lp.src),
-                        dst.wrapping_offset(i * lp.dst),
+                        src.wrapping_offset(i as isize * lp.src),
+                        dst.wrapping_offset(i as isize * lp.dst),
                     );
+                    let tiles = self.group_at(lp, i, tiles);
                     // SAFETY: i < count: inside the loop's range.
-                    unsafe { self.walk(rest, s, d, (&mut *bufs, ahead), stream) };
+                    unsafe { self.walk(rest, s, d, (&mut *bufs, ahead, tiles), stream) };
                 }
             }
+        }
+    }
+
+    /// The tiles of the group at iteration `i` of `lp`: for the loop over column groups, a
+    /// whole group but for the last iteration, which holds the rest; for any other loop,
+    /// `tiles` unchanged.
+    fn group_at(&self, lp: &Loop, i: usize, tiles: usize) -> usize {
+        if lp.tiles == 0 {
+            tiles
+        } else {
+            (lp.tiles - i * self.g).min(self.g)
         }
     }
 }
@@ -285,6 +317,7 @@ pub(super) unsafe fn try_run<W: Word>(
             count: shape[d],
             src: src[d],
             dst: dst[d],
+            tiles: 0,
         })
         .collect();
     let nest = Nest::new::<W>(t, &outer, dst0, tuning);
@@ -352,20 +385,31 @@ mod tests {
     }
 
     const fn lp(count: usize, src: isize, dst: isize) -> Loop {
-        Loop { count, src, dst }
+        Loop {
+            count,
+            src,
+            dst,
+            tiles: 0,
+        }
     }
 
     #[test]
     fn runs_extend_only_through_loops_that_continue_them() {
         // f32, l = 16: R continues the source lines, C the destination lines.
         let (c, r) = (lp(16, 16 * 65536, 16), lp(8, 16, 16 * 131072));
-        assert_eq!(runs(&[c, r], 16, 4, 4096), (512, 64));
-        assert_eq!(runs(&[r, c], 16, 4, 4096), (64, 1024));
+        assert_eq!(runs(&[c, r], (16, 1), 4, 4096), (512, 64));
+        assert_eq!(runs(&[r, c], (16, 1), 4, 4096), (64, 1024));
         // An outer dim whose source stride is the run so far (128 words) extends it to the
         // page cap; size-1 loops are skipped.
         let m = lp(512, 128, 256);
-        assert_eq!(runs(&[c, m, lp(1, 7, 7), r], 16, 4, 4096), (4096, 64));
-        assert_eq!(runs(&[lp(3, -16, 16)], 16, 4, 4096), (64, 192));
+        assert_eq!(runs(&[c, m, lp(1, 7, 7), r], (16, 1), 4, 4096), (4096, 64));
+        assert_eq!(runs(&[lp(3, -16, 16)], (16, 1), 4, 4096), (64, 192));
+        // Groups of 8 tiles: a destination run starts at 8 lines (512 bytes), and the loop
+        // over groups (8 * 16 words along the destination) continues it.
+        let cg = lp(32, 8 * 16 * 4096, 128);
+        let r = lp(256, 16, 16 * 4096);
+        assert_eq!(runs(&[cg, r], (16, 8), 4, 4096), (4096, 512));
+        assert_eq!(runs(&[r, cg], (16, 8), 4, 4096), (64, 4096));
     }
 
     #[test]
@@ -377,15 +421,18 @@ mod tests {
             lp(16, 16 * 65536, 16),
             lp(8, 16, 16 * 131072),
         );
-        assert_eq!(choose(&[m], c, r, 16, 4, &t), vec![c, m, r]);
+        assert_eq!(choose(&[m], c, r, (16, 1), 4, &t), vec![c, m, r]);
         // A 2-D transpose: plane order (C, R) already reads long source runs.
         let (c2, r2) = (lp(256, 16 * 4096, 16), lp(256, 16, 16 * 4096));
-        assert_eq!(choose(&[], c2, r2, 16, 4, &t), vec![c2, r2]);
+        assert_eq!(choose(&[], c2, r2, (16, 1), 4, &t), vec![c2, r2]);
         // Many outer dims: only C and R move.
         let outer = [lp(2, 1 << 20, 1 << 20); 5];
-        let nest = choose(&outer, c2, r2, 16, 4, &t);
+        let nest = choose(&outer, c2, r2, (16, 1), 4, &t);
         assert_eq!(nest.len(), 7);
-        assert_eq!(cost(&nest, 16, 4, &t), cost(&[outer[0], c2, r2], 16, 4, &t));
+        assert_eq!(
+            cost(&nest, (16, 1), 4, &t),
+            cost(&[outer[0], c2, r2], (16, 1), 4, &t)
+        );
     }
 
     #[test]
