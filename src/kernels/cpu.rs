@@ -220,11 +220,23 @@ fn parse_size(s: &str) -> Option<usize> {
 ///   prefetchers follow, so without hints every tile waits on DRAM.
 /// - `group_lines`: packed tiles go in groups of this many side by side along the
 ///   destination rows, so each destination row is written that many whole lines back to back
-///   (at most 16 KiB of tiles: 4 for bytes). Measured on a 2-core Zen 3 VM, a 4096 x 4096
-///   transpose's memory pattern streamed at 0.53-0.62x a memcpy with one line per row (each
-///   line written lands in another DRAM row) and 0.9-1.3x with 4 to 8, for 1-, 2-, 4- and
-///   8-byte words; 16 and more lines (more source streams than the prefetchers follow) fell
-///   back.
+///   (at most 16 KiB of tiles: 4 for bytes). A group reads one line from each of
+///   `l` source rows per tile (`l` words a line), so the number trades write runs against
+///   read streams, and the two vendors' prefetchers want different ones. Measured on a 2-core AMD
+///   EPYC Zen 3 VM, a 4096 x 4096 transpose's memory pattern streamed at 0.53-0.62x a memcpy
+///   with one line per row (each line written lands in another DRAM row) and 0.9-1.3x with
+///   4 to 8, for 1-, 2-, 4- and 8-byte words: AMD and unknown vendors get 8. On a 2-core
+///   Intel Xeon (Emerald Rapids, family 6 model 207) VM, with the caches flushed before each
+///   run, the same transposes ran at 0.57-0.60x a memcpy with groups of 8 and 1.04-1.25x
+///   with 2 (4096 x 4096 `f32` and `f16`, 2048 x 4096 `f64`; 4000 x 4000 `f32`, whose rows
+///   spread over the L2 sets, behaved the same, so the limit is the streams one core's
+///   prefetchers follow, not cache sets): Intel gets 2.
+/// - `group_rows_per_l2_set`: on Intel, a group also keeps its source rows within this many
+///   per L2 set (the ways: the lines the L2 streamer fetches ahead of each row must survive
+///   until the group reads them). A `permute([2, 1, 0])` of 256 x 512 x 128 `f32` reads rows
+///   256 KiB apart, all in one set: 0.28x a memcpy with groups of 8 (128 rows), 0.50x with 2,
+///   0.78x with 1 (16 rows) on the Xeon VM. 0 (no limit) elsewhere: the Zen 3 VM measured
+///   its best 2-D transposes with 32 rows in an 8-way set.
 /// - `stage_prefetch_rows`: the elementwise executor, staging a transposed operand through a
 ///   tile buffer (`kernels/elementwise.rs`), prefetches the source rows this many rows ahead
 ///   of the block it transposes (32: the rows of two 16-row blocks of 4-byte words).
@@ -257,6 +269,8 @@ pub struct CopyTuning {
     pub prefetch_tiles: usize,
     /// How many packed tiles a group writes side by side along each destination row.
     pub group_lines: usize,
+    /// The most source rows of one packed group that may share an L2 set (0: no limit).
+    pub group_rows_per_l2_set: usize,
     /// How many source rows ahead the elementwise staging of a transposed operand prefetches.
     pub stage_prefetch_rows: usize,
     /// Weight of a source run in the loop-order cost model.
@@ -288,6 +302,7 @@ impl CopyTuning {
     /// The parameters for a CPU with the facts `cpu` (see the Note on [`CopyTuning`]).
     pub(crate) fn for_cpu(cpu: &CpuInfo) -> CopyTuning {
         let l2_ways = if cpu.l2_ways == 0 { 8 } else { cpu.l2_ways };
+        let intel = cpu.vendor == "GenuineIntel";
         CopyTuning {
             tile_bytes: if cpu.l1d_bytes >= 32 << 10 { 256 } else { 128 },
             packed_min_bytes: (cpu.l2_bytes / 2).max(64 << 10),
@@ -295,7 +310,8 @@ impl CopyTuning {
             l2_ways,
             stream_min_bytes: cpu.llc_bytes.min(STREAM_CAP),
             prefetch_tiles: 2,
-            group_lines: 8,
+            group_lines: if intel { 2 } else { 8 },
+            group_rows_per_l2_set: if intel { l2_ways } else { 0 },
             stage_prefetch_rows: 32,
             read_weight: 2,
             write_weight: 1,
@@ -361,6 +377,22 @@ mod tests {
         assert_eq!(
             (t.tile_bytes, t.packed_min_bytes, t.l2_ways),
             (128, 128 << 10, 8)
+        );
+        assert_eq!((t.group_lines, t.group_rows_per_l2_set), (8, 0));
+        // An Emerald Rapids core: 48 KiB L1d, 2 MiB 16-way L2; Intel's groups are smaller
+        // and capped by the L2 sets.
+        let emr = CpuInfo {
+            vendor: "GenuineIntel".into(),
+            l1d_bytes: 48 << 10,
+            l2_bytes: 2 << 20,
+            l2_ways: 16,
+            llc_bytes: 300 << 20,
+            ..CpuInfo::fallback()
+        };
+        let t = CopyTuning::for_cpu(&emr);
+        assert_eq!(
+            (t.l2_way_bytes, t.group_lines, t.group_rows_per_l2_set),
+            (128 << 10, 2, 16)
         );
     }
 

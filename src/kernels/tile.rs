@@ -10,8 +10,10 @@
 //! buffers are contiguous), and each destination line is written whole from it, streaming
 //! when the copy is larger than the last-level cache. Every line on either side is then
 //! touched exactly once. Tiles go in groups side by side along the destination rows
-//! (`CopyTuning::group_lines`, 8), so each destination row gets several lines back to back:
-//! a memory controller writes runs of lines far faster than lines scattered one per row. Planes too small for one tile, and strided sources, take square
+//! (`CopyTuning::group_lines`: 8 on AMD, 2 on Intel, whose prefetchers follow fewer source
+//! rows), so each destination row gets several lines back to back: a memory controller
+//! writes runs of lines far faster than lines scattered one per row. Planes too small for
+//! one tile, and strided sources, take square
 //! tiles of blocks directly, and so do planes small enough to stay in the L2 cache, where
 //! the buffers cost more than the conflicts.
 
@@ -20,24 +22,31 @@ use std::mem::MaybeUninit;
 use super::cpu::CopyTuning;
 use super::transpose::{BlockFn, Word, write_line};
 
-/// Whether `rows` rows `stride` bytes apart, read or written side by side, need more lines of
-/// one L2 set than it has ways (`tuning.l2_way_bytes`, `tuning.l2_ways`; see
-/// [Note [copy parameters]](super::cpu::CopyTuning)). The rows' starts repeat every
-/// `way / gcd(stride, way)` rows, so that many distinct sets share the rows: a 256 KiB stride
-/// (the outer dim of a 3-dim permute) puts all of them in one set, a 1 KiB stride (a
-/// 256 x 256 `f32` transpose) spreads them over 64 of a 64 KiB way.
-fn rows_alias_in_l2(stride: usize, rows: usize, tuning: &CopyTuning) -> bool {
+/// How many distinct sets of the L2 cache (`tuning.l2_way_bytes` a way) the starts of rows
+/// `stride` bytes apart fall into: they repeat every `way / gcd(stride, way)` rows, so a
+/// 256 KiB stride (the outer dim of a 3-dim permute) puts every row in one set, a 1 KiB
+/// stride (a 256 x 256 `f32` transpose) spreads them over 64 of a 64 KiB way. 0 for a zero
+/// stride (every row is the same one).
+fn l2_sets(stride: usize, tuning: &CopyTuning) -> usize {
     if stride == 0 {
-        // Every row is the same one.
-        return false;
+        return 0;
     }
     let way = tuning.l2_way_bytes;
     let (mut a, mut b) = (stride % way, way);
     while a != 0 {
         (a, b) = (b % a, a);
     }
-    let sets = way / b;
-    rows.div_ceil(sets) > tuning.l2_ways
+    way / b
+}
+
+/// Whether `rows` rows `stride` bytes apart, read or written side by side, need more lines of
+/// one L2 set than it has ways ([`l2_sets`]; `tuning.l2_ways`, see
+/// [Note [copy parameters]](super::cpu::CopyTuning)).
+fn rows_alias_in_l2(stride: usize, rows: usize, tuning: &CopyTuning) -> bool {
+    match l2_sets(stride, tuning) {
+        0 => false,
+        sets => rows.div_ceil(sets) > tuning.l2_ways,
+    }
 }
 
 /// Bytes of one side of a packed tile: a cache line.
@@ -92,11 +101,21 @@ impl Buffers {
     }
 }
 
-/// The most packed tiles of `W` one group holds: `tuning.group_lines` (the destination
-/// lines each row of a group writes back to back), at most what buffer `b` holds, at least 1.
-pub(super) fn group_tiles<W>(tuning: &CopyTuning) -> usize {
-    let tile_bytes = line::<W>() * LINE;
-    tuning.group_lines.clamp(1, GROUP_BYTES / tile_bytes)
+/// The most packed tiles of `W` one group holds for source columns `src_col` words apart:
+/// `tuning.group_lines` (the destination lines each row of a group writes back to back), at
+/// most what buffer `b` holds, and where `tuning.group_rows_per_l2_set` is set, few enough
+/// that the group's source rows (`l` a tile) put at most that many lines in one L2 set
+/// ([`l2_sets`]); at least 1.
+pub(super) fn group_tiles<W>(tuning: &CopyTuning, src_col: isize) -> usize {
+    let l = line::<W>();
+    let g = tuning.group_lines.clamp(1, GROUP_BYTES / (l * LINE));
+    let stride = src_col
+        .unsigned_abs()
+        .saturating_mul(std::mem::size_of::<W>());
+    match (tuning.group_rows_per_l2_set, l2_sets(stride, tuning)) {
+        (0, _) | (_, 0) => g,
+        (per_set, sets) => g.min(sets.saturating_mul(per_set) / l).max(1),
+    }
 }
 
 /// How a packed plane splits: full `l x l` tiles over rows `0..rt` and columns
@@ -277,7 +296,7 @@ impl Tile2d {
         let li = l as isize;
         let tuning = CopyTuning::get();
         let ahead = tuning.prefetch_tiles as isize * li;
-        let g = group_tiles::<W>(tuning);
+        let g = group_tiles::<W>(tuning, self.src_col);
         let tiles = p.ct / l;
         for t0 in (0..tiles).step_by(g) {
             let c0 = (p.cs + t0 * l) as isize;
@@ -311,7 +330,7 @@ impl Tile2d {
     /// a Zen 3 core, four to eight lines per row at 0.9-1.3x.
     ///
     /// # Safety
-    /// `tiles <= group_tiles::<W>(CopyTuning::get())`, or any count whose tiles fit
+    /// `tiles <= group_tiles::<W>(CopyTuning::get(), self.src_col)`, or any count whose tiles fit
     /// [`GROUP_BYTES`]. The group's `tiles * l` source columns (`l` words each, `src_col`
     /// apart) are readable, its `l` destination rows (`tiles * l` words each, `dst_row`
     /// apart) writable, not overlapping; `src_row == 1`.
@@ -505,7 +524,7 @@ mod tests {
             (l - 1, 4 * l),
             (l + 2, 11 * l + 3),
         ];
-        assert!(group_tiles::<W>(CopyTuning::get()) < 11);
+        assert!(group_tiles::<W>(CopyTuning::get(), 1) < 11);
         for (rows, cols) in shapes {
             for stream in [false, true] {
                 // Row strides whose rows share one alignment phase (a multiple of a line) and
@@ -528,6 +547,31 @@ mod tests {
             llc_bytes: 32 << 20,
             ..super::super::cpu::CpuInfo::fallback()
         })
+    }
+
+    /// Groups hold `group_lines` tiles (fewer where buffer `b` cannot hold them), and on a
+    /// tuning that caps a group's rows per L2 set, fewer where the source rows alias.
+    #[test]
+    fn groups_follow_the_tuning_and_the_l2_sets() {
+        let z = zen4();
+        assert_eq!(group_tiles::<u32>(&z, 4096), 8);
+        assert_eq!(group_tiles::<u32>(&z, 65536), 8);
+        assert_eq!(group_tiles::<u8>(&z, 8192), 4);
+        let emr = CopyTuning::for_cpu(&super::super::cpu::CpuInfo {
+            vendor: "GenuineIntel".into(),
+            l1d_bytes: 48 << 10,
+            l2_bytes: 2 << 20,
+            l2_ways: 16,
+            ..super::super::cpu::CpuInfo::fallback()
+        });
+        // 16 KiB rows spread over 8 sets of a 128 KiB way: 2 tiles (32 rows) fit.
+        assert_eq!(group_tiles::<u32>(&emr, 4096), 2);
+        // 256 KiB rows share one set: 16 rows, one tile of 16.
+        assert_eq!(group_tiles::<u32>(&emr, 65536), 1);
+        // One set and 64-row byte tiles: still one tile, never zero; 8-byte tiles of 8 rows.
+        assert_eq!(group_tiles::<u8>(&emr, 1 << 17), 1);
+        assert_eq!(group_tiles::<u64>(&emr, 1 << 15), 2);
+        assert_eq!(group_tiles::<u64>(&emr, 0), 2);
     }
 
     /// The packed tiles are taken for large planes and for small ones whose source columns or

@@ -156,7 +156,7 @@ impl Nest {
         }
         let li = l as isize;
         let tiles = p.ct / l;
-        let g = group_tiles::<W>(tuning).min(tiles.max(1));
+        let g = group_tiles::<W>(tuning, t.src_col).min(tiles.max(1));
         let gl = (g * l) as isize;
         let c = Loop {
             count: tiles.div_ceil(g),
