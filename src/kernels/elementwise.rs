@@ -143,21 +143,30 @@ unsafe fn run_tiles<const N: usize, K: Runs<N>>(
     let inner = plan.inner();
     let (j, len_j, len_l) = (tile.dim, plan.shape[tile.dim], plan.shape[inner]);
     let rows = tile.rows.min(len_j);
-    // Buffer rows are `ld` elements apart: a full tile row, or the whole inner dim if shorter.
+    // A tile row is `tl <= ld` elements: a full tile row, or the whole inner dim if shorter.
+    // Buffer rows are `pitch` elements apart, 16 more than `ld` (a line of f32): at `ld` alone (8 KiB of
+    // f32) every row would start in the same L1 set, and the block transposes, which write
+    // 32 bytes into each of the tile's 64 rows in turn, would evict each row's line before its
+    // second half was written (on the Xeon VM of Note [copy parameters], `a + b.t()` at 4096^2
+    // f32 spent a third of its time on those stores).
     let ld = TILE_L.min(len_l);
+    let pitch = ld + 16;
     let bstr = byte_strides(plan, &K::SIZES);
     let outer_dims: Vec<usize> = (0..inner).filter(|&d| d != j).collect();
     let outer_shape: Vec<usize> = outer_dims.iter().map(|&d| plan.shape[d]).collect();
     let outer_bstr: Vec<[isize; N]> = outer_dims.iter().map(|&d| bstr[d]).collect();
     let blocks = len_j.div_ceil(tile.rows);
-    // One `rows x ld` buffer per staged operand, in u64 words (aligned for every element type).
-    // Left uninitialized: each tile's kernel reads only the `tj x tl` elements its gather
+    // One `rows x pitch` buffer per staged operand, in u64 words (aligned for every element
+    // type). Left uninitialized: each tile's kernel reads only the `tj x tl` elements its gather
     // wrote just before (filling it with zeros cost as much as staging a small op's tiles).
     let mut buffers: Vec<Vec<MaybeUninit<u64>>> = (0..N)
         .map(|k| {
             let mut buffer = Vec::new();
             if tile.staged[k] {
-                buffer.resize_with((rows * ld * K::SIZES[k]).div_ceil(8), MaybeUninit::uninit);
+                buffer.resize_with(
+                    (rows * pitch * K::SIZES[k]).div_ceil(8),
+                    MaybeUninit::uninit,
+                );
             }
             buffer
         })
@@ -182,11 +191,11 @@ unsafe fn run_tiles<const N: usize, K: Runs<N>>(
                     sl: plan.strides[k][inner],
                     tj,
                     tl,
-                    ld,
+                    ld: pitch,
                 };
                 // SAFETY: the tile's elements `(j0 + jj, l0 + l)` for `jj < tj <= rows`,
                 // `l < tl <= ld` are addressed by the plan (in bounds, initialized inputs);
-                // the buffer holds `rows x ld` elements.
+                // the buffer holds `rows x pitch` elements.
                 unsafe {
                     g.run(
                         K::SIZES[k],
@@ -198,14 +207,14 @@ unsafe fn run_tiles<const N: usize, K: Runs<N>>(
             for jj in 0..tj {
                 let ptrs: [*mut u8; N] = std::array::from_fn(|k| {
                     if tile.staged[k] {
-                        // SAFETY: row `jj < rows` of the buffer, `tl <= ld` elements, all
+                        // SAFETY: row `jj < rows` of the buffer, `tl <= pitch` elements, all
                         // written by this tile's gather above (the kernel reads nothing else
                         // of the uninitialized buffer).
                         unsafe {
                             buffers[k]
                                 .as_mut_ptr()
                                 .cast::<u8>()
-                                .add(jj * ld * K::SIZES[k])
+                                .add(jj * pitch * K::SIZES[k])
                         }
                     } else {
                         // SAFETY: index `(j0 + jj, l0)` is addressed by the plan.
