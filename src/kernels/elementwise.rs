@@ -695,6 +695,66 @@ mod tests {
         ]
     }
 
+    /// `a + b.t()` through the staged tiles (buffer rows `pitch` apart): full and partial
+    /// tiles along both tiled dims, and an inner dim longer than one tile row ([`TILE_L`]),
+    /// against the definition.
+    #[test]
+    fn staged_transposed_operands_give_the_definition() {
+        fn check<T: Element + PartialEq + std::fmt::Debug>(
+            rows: usize,
+            cols: usize,
+            from: fn(usize) -> T,
+            f: fn(T, T) -> T,
+        ) {
+            let data: Vec<T> = (0..rows * cols).map(from).collect();
+            let s = Storage::from_slice(&data).unwrap();
+            let a = Layout::contiguous(&[rows, cols]).unwrap();
+            let bt = Layout::contiguous(&[cols, rows]).unwrap().t().unwrap();
+            let plan_tiles = Plan::new(
+                &[rows, cols],
+                vec![
+                    a.strides().to_vec(),
+                    a.strides().to_vec(),
+                    bt.strides().to_vec(),
+                ],
+                vec![0, 0, 0],
+                &[size_of::<T>(); 3],
+            );
+            assert!(plan_tiles.tile.is_some(), "{rows}x{cols} is staged");
+            let (out, layout) = zip(
+                Src {
+                    storage: &s,
+                    layout: &a,
+                },
+                Src {
+                    storage: &s,
+                    layout: &bt,
+                },
+                f,
+            )
+            .unwrap();
+            assert!(layout.is_contiguous());
+            let out = out.as_slice();
+            for i in 0..rows {
+                for j in 0..cols {
+                    let want = f(data[i * cols + j], data[j * rows + i]);
+                    assert_eq!(out[i * cols + j], want, "{rows}x{cols} at ({i}, {j})");
+                }
+            }
+        }
+        check::<i32>(
+            9,
+            TILE_L + 2,
+            |i| i as i32 * 3 - 7,
+            |x, y| x.wrapping_sub(y.wrapping_mul(2)),
+        );
+        check::<u8>(9, 37, |i| (i * 7 % 251) as u8, |x, y| x ^ y);
+        if cfg!(not(miri)) {
+            check::<f32>(70, TILE_L + 100, |i| i as f32 * 0.5, |x, y| x - 2.0 * y);
+            check::<u8>(300, 301, |i| (i * 7 % 251) as u8, |x, y| x.wrapping_add(y));
+        }
+    }
+
     #[test]
     #[cfg_attr(miri, ignore = "many ops on many layouts: too slow")]
     fn the_small_dense_path_matches_the_general_plan() {
