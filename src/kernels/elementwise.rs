@@ -13,6 +13,7 @@
 use std::marker::PhantomData;
 use std::mem::{MaybeUninit, size_of};
 
+use super::tile::prefetch;
 use crate::element::Element;
 use crate::error::Result;
 use crate::iter::broadcast::{broadcast_all, broadcast_strides};
@@ -321,19 +322,6 @@ impl Gather {
             }
         }
     }
-}
-
-/// Hints the CPU to fetch the cache line at `p` into L1. Never faults, whatever `p` is.
-#[inline(always)]
-fn prefetch(p: *const u8) {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    // SAFETY: `prefetcht0` is a hint: it never faults or changes memory, for any address. SSE
-    // is part of the x86_64 baseline.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast())
-    };
-    #[cfg(any(not(target_arch = "x86_64"), miri))]
-    let _ = p;
 }
 
 /// The elements a source views, in order, if its layout is row-major (`None` otherwise).
