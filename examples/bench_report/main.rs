@@ -36,7 +36,8 @@ fn main() {
     println!(
         "CPU: {} ({}); L1d {} KiB, L2 {} KiB ({}-way), LLC {} MiB; AVX2 {}, AVX-512BW {}.\n\
          Copy parameters: tile rows {} B, packed planes from {} KiB, L2 way {} KiB, streaming \
-         stores above {} MiB, prefetch {} tiles ahead, groups of {} tiles (at most {} rows per L2 set, 0: no limit), parallel from {} KiB, runs credited up to {} B.\n",
+         stores above {} MiB, prefetch {} tiles ahead, groups of {} tiles (at most {} rows, {} per L2 set; 0: no limit), row runs blocked {} \
+         at a time, parallel from {} KiB, runs credited up to {} B.\n",
         cpu.model,
         cpu.vendor,
         cpu.l1d_bytes >> 10,
@@ -51,7 +52,9 @@ fn main() {
         t.stream_min_bytes >> 20,
         t.prefetch_tiles,
         t.group_lines,
+        t.group_max_rows,
         t.group_rows_per_l2_set,
+        t.run_streams,
         t.parallel_bytes >> 10,
         t.page_bytes,
     );

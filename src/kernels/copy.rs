@@ -21,6 +21,7 @@ use crate::layout::{Layout, coalesce_joint};
 use crate::storage::Storage;
 
 use super::cpu::CopyTuning;
+use super::runs::for_each_run;
 use super::tile::{Tile2d, tile};
 use super::transpose::{Word, copy_run, store_fence};
 use super::walk::for_each_offset2;
@@ -402,9 +403,12 @@ unsafe fn run_range<W: Word>(
             // repeats (a broadcast row, which stays cached: plain stores measured faster) or
             // the copy is one run (libc's `memcpy` streams those itself).
             let stream = stream && n > 1 && plan.src[..n - 1].iter().all(|&s| s != 0);
-            for_each_offset2(outer, &plan.src[..n - 1], &plan.dst[..n - 1], |a, b| {
+            let strides = (&plan.src[..n - 1], &plan.dst[..n - 1]);
+            let run_bytes = len * std::mem::size_of::<W>();
+            for_each_run(outer, strides, run_bytes, CopyTuning::get(), |a, b| {
                 // SAFETY: a run of `len` unit-stride elements on each side, all addressed by
-                // the layouts; non-overlapping by the caller's contract.
+                // the layouts (`for_each_run` visits the runs of the plan's index space);
+                // non-overlapping by the caller's contract.
                 unsafe { copy_run(src0.offset(a), dst0.offset(b), len, stream) }
             });
         }
@@ -585,6 +589,22 @@ mod tests {
                 .transpose(0, 2)
                 .unwrap(),
             base.narrow(2, 5, narrow).unwrap(),
+            // Row runs whose source jumps along the next dim out (the blocked runs order),
+            // also reversed and with a step.
+            base.permute(&[1, 0, 2]).unwrap(),
+            base.flip(1).unwrap().permute(&[1, 0, 2]).unwrap(),
+            // A [17, 2, 5] block permuted [1, 0, 2] (17 rows: more than one block of the
+            // blocked order, and a rest), and the same rows reversed.
+            Layout::new(&[2, 17, 5], &[5, 10, 1], 3).unwrap(),
+            Layout::new(&[2, 17, 5], &[5, -10, 1], 163).unwrap(),
+            base.unsqueeze(0)
+                .unwrap()
+                .expand(&[2, b, r, c])
+                .unwrap()
+                .slice(2, 0, r as isize, 2)
+                .unwrap()
+                .permute(&[0, 2, 1, 3])
+                .unwrap(),
             base.select(1, 7)
                 .unwrap()
                 .unsqueeze(1)

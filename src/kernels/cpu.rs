@@ -202,7 +202,11 @@ fn parse_size(s: &str) -> Option<usize> {
 ///   tiles (each line read and written once, through two 4 KiB buffers); smaller ones stay in
 ///   the L2 while they are copied, so the square tiles, which skip the buffers, are faster.
 ///   Half the L2: 512 KiB on a Zen 4 core (1 MiB L2), where 256 x 256 `f32` measured up to
-///   twice as fast without the buffers.
+///   twice as fast without the buffers. Only for copies that stay cached: a copy that streams
+///   (`stream_min_bytes`) packs every plane of a tile or more, since only the packed tiles
+///   write whole lines with non-temporal stores (`permute([0, 2, 1])` of 256 x 512 x 128
+///   `f32`, 256 KiB planes: 0.72-0.76x a memcpy with square tiles, 0.91-0.98x packed, on the
+///   Xeon VM).
 /// - `l2_way_bytes`, `l2_ways`: addresses `l2_way_bytes` apart share an L2 set; more than
 ///   `l2_ways` source rows in one set evict each other, so a plane whose rows do (the outer
 ///   dim of a permute, 256 KiB apart) is packed whatever its size.
@@ -237,6 +241,12 @@ fn parse_size(s: &str) -> Option<usize> {
 ///   256 KiB apart, all in one set: 0.28x a memcpy with groups of 8 (128 rows), 0.50x with 2,
 ///   0.78x with 1 (16 rows) on the Xeon VM. 0 (no limit) elsewhere: the Zen 3 VM measured
 ///   its best 2-D transposes with 32 rows in an 8-way set.
+/// - `group_max_rows`: on Intel, a group reads at most this many source rows (64; at least
+///   one tile's `l` whatever the number). On the Xeon VM, with the caches flushed, 64 rows
+///   a group streamed and 128 did not, whatever the word: 4096 x 4096 `f16` ran at 0.97-1.02x
+///   a memcpy with 2 tiles of 32 rows and 0.59x with 4; an 8192 x 8192 `u8` transpose at
+///   0.58x with 2 tiles of 64 rows and 0.69-0.73x with 1; `f32` the same with 2 or 4 tiles
+///   of 16 rows. 0 (no limit) elsewhere.
 /// - `stage_prefetch_rows`: the elementwise executor, staging a transposed operand through a
 ///   tile buffer (`kernels/elementwise.rs`), prefetches the source rows this many rows ahead
 ///   of the block it transposes (32: the rows of two 16-row blocks of 4-byte words).
@@ -247,6 +257,12 @@ fn parse_size(s: &str) -> Option<usize> {
 /// - `parallel_bytes`: copies moving fewer bytes stay on the calling thread.
 /// - `page_bytes`: the longest sequential run the loop-order cost model credits (a 4 KiB
 ///   page: the hardware prefetchers stop at page boundaries, so longer runs gain nothing).
+/// - `run_streams`: a copy of row runs shorter than a page whose source jumps along the dim
+///   just outside the runs (`permute([1, 0, 2])`) walks that dim in blocks of rows, a page
+///   of runs but at most this many (16), each a sequential source stream
+///   (`kernels/runs.rs`). In the destination's order, the 256 x 512 x 128 `f32` permute read
+///   256 streams of 512-byte runs at once: 0.49-0.97x a memcpy on the Xeon VM, from one run
+///   to the next.
 ///
 /// # Examples
 /// ```
@@ -271,6 +287,8 @@ pub struct CopyTuning {
     pub group_lines: usize,
     /// The most source rows of one packed group that may share an L2 set (0: no limit).
     pub group_rows_per_l2_set: usize,
+    /// The most source rows one packed group reads (0: no limit; never below one tile).
+    pub group_max_rows: usize,
     /// How many source rows ahead the elementwise staging of a transposed operand prefetches.
     pub stage_prefetch_rows: usize,
     /// Weight of a source run in the loop-order cost model.
@@ -281,6 +299,8 @@ pub struct CopyTuning {
     pub parallel_bytes: usize,
     /// The longest sequential run, in bytes, the loop-order cost model credits.
     pub page_bytes: usize,
+    /// The most source streams a blocked runs copy reads at once.
+    pub run_streams: usize,
 }
 
 /// The largest `stream_min_bytes` (see [`CopyTuning`]).
@@ -312,11 +332,13 @@ impl CopyTuning {
             prefetch_tiles: 2,
             group_lines: if intel { 2 } else { 8 },
             group_rows_per_l2_set: if intel { l2_ways } else { 0 },
+            group_max_rows: if intel { 64 } else { 0 },
             stage_prefetch_rows: 32,
             read_weight: 2,
             write_weight: 1,
             parallel_bytes: 1 << 20,
             page_bytes: 4096,
+            run_streams: 16,
         }
     }
 }
@@ -378,7 +400,10 @@ mod tests {
             (t.tile_bytes, t.packed_min_bytes, t.l2_ways),
             (128, 128 << 10, 8)
         );
-        assert_eq!((t.group_lines, t.group_rows_per_l2_set), (8, 0));
+        assert_eq!(
+            (t.group_lines, t.group_rows_per_l2_set, t.group_max_rows),
+            (8, 0, 0)
+        );
         // An Emerald Rapids core: 48 KiB L1d, 2 MiB 16-way L2; Intel's groups are smaller
         // and capped by the L2 sets.
         let emr = CpuInfo {
@@ -391,8 +416,13 @@ mod tests {
         };
         let t = CopyTuning::for_cpu(&emr);
         assert_eq!(
-            (t.l2_way_bytes, t.group_lines, t.group_rows_per_l2_set),
-            (128 << 10, 2, 16)
+            (
+                t.l2_way_bytes,
+                t.group_lines,
+                t.group_rows_per_l2_set,
+                t.group_max_rows
+            ),
+            (128 << 10, 2, 16, 64)
         );
     }
 

@@ -2,8 +2,8 @@
 //!
 //! - [`walk`]: loop nests over strided offsets (the odometer every kernel shares).
 //! - [`copy`]: the strided copy behind `contiguous()`, `reshape()`'s copy and `to_vec()`;
-//!   [`tile`] and `tile_nest`: its transposing planes and their loop order; [`cpu`]: the CPU
-//!   facts and the copy parameters chosen from them.
+//!   [`tile`] and `tile_nest`: its transposing planes and their loop order; `runs`: the order
+//!   of its row runs; [`cpu`]: the CPU facts and the copy parameters chosen from them.
 //! - [`elementwise`]: runs an elementwise plan of the iteration engine (`crate::iter`).
 //! - [`reduce`]: runs a reduction plan, with [`reducers`] saying what is accumulated;
 //!   [`reduce_small`]: the direct path for small row-major inputs, whose short-row sums take
@@ -42,6 +42,7 @@ mod reduce_staged;
 pub(crate) mod reducers;
 #[cfg(target_arch = "x86_64")]
 mod row_sums_avx2;
+mod runs;
 pub(crate) mod scan;
 pub(crate) mod softmax;
 pub(crate) mod sort;

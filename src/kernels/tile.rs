@@ -14,8 +14,8 @@
 //! rows), so each destination row gets several lines back to back: a memory controller
 //! writes runs of lines far faster than lines scattered one per row. Planes too small for
 //! one tile, and strided sources, take square
-//! tiles of blocks directly, and so do planes small enough to stay in the L2 cache, where
-//! the buffers cost more than the conflicts.
+//! tiles of blocks directly, and so do planes small enough to stay in the L2 cache in a copy
+//! that does not stream, where the buffers cost more than the conflicts.
 
 use std::mem::MaybeUninit;
 
@@ -103,12 +103,15 @@ impl Buffers {
 
 /// The most packed tiles of `W` one group holds for source columns `src_col` words apart:
 /// `tuning.group_lines` (the destination lines each row of a group writes back to back), at
-/// most what buffer `b` holds, and where `tuning.group_rows_per_l2_set` is set, few enough
-/// that the group's source rows (`l` a tile) put at most that many lines in one L2 set
-/// ([`l2_sets`]); at least 1.
+/// most what buffer `b` holds, where `tuning.group_max_rows` is set at most that many source
+/// rows (`l` a tile), and where `tuning.group_rows_per_l2_set` is set, few enough that the
+/// group's source rows put at most that many lines in one L2 set ([`l2_sets`]); at least 1.
 pub(super) fn group_tiles<W>(tuning: &CopyTuning, src_col: isize) -> usize {
     let l = line::<W>();
-    let g = tuning.group_lines.clamp(1, GROUP_BYTES / (l * LINE));
+    let mut g = tuning.group_lines.clamp(1, GROUP_BYTES / (l * LINE));
+    if tuning.group_max_rows != 0 {
+        g = g.min(tuning.group_max_rows / l).max(1);
+    }
     let stride = src_col
         .unsigned_abs()
         .saturating_mul(std::mem::size_of::<W>());
@@ -179,7 +182,7 @@ impl Tile2d {
     ) {
         // SAFETY: forwarded.
         unsafe {
-            if self.packs::<W>(CopyTuning::get()) {
+            if self.packs::<W>(CopyTuning::get(), stream) {
                 self.run_packed(src, dst, stream);
             } else if stream {
                 // Square tiles write each destination line in pieces of one block row, far
@@ -194,12 +197,14 @@ impl Tile2d {
     }
 
     /// Whether the plane is copied through packed tiles: the source is unit-stride along rows,
-    /// the plane holds at least one packed tile, and either it is at least
-    /// `tuning.packed_min_bytes` or the source columns or destination rows of a square tile
-    /// would evict each other from the L2 cache ([`rows_alias_in_l2`]), as the outer dim of a
-    /// permute often does. (Below the size, with lines that spread over the L2 sets, the plane
-    /// stays in the L2 cache and the square tiles skip the buffers' cost.)
-    pub(super) fn packs<W: Word>(&self, tuning: &CopyTuning) -> bool {
+    /// the plane holds at least one packed tile, and either the copy `stream`s (it exceeds the
+    /// last-level cache, so only the packed tiles write whole lines with non-temporal stores),
+    /// or the plane is at least `tuning.packed_min_bytes`, or the source columns or
+    /// destination rows of a square tile would evict each other from the L2 cache
+    /// ([`rows_alias_in_l2`]), as the outer dim of a permute often does. (Below the size, with
+    /// lines that spread over the L2 sets, a plane of a copy that stays cached is in the L2
+    /// while it is copied, and the square tiles skip the buffers' cost.)
+    pub(super) fn packs<W: Word>(&self, tuning: &CopyTuning, stream: bool) -> bool {
         let (l, size) = (line::<W>(), std::mem::size_of::<W>());
         if self.src_row != 1 || self.rows < l || self.cols < l {
             return false;
@@ -207,7 +212,8 @@ impl Tile2d {
         let bytes = self.rows.saturating_mul(self.cols).saturating_mul(size);
         let stride = |s: isize| s.unsigned_abs().saturating_mul(size);
         let side = tile_side::<W>(tuning);
-        bytes >= tuning.packed_min_bytes
+        stream
+            || bytes >= tuning.packed_min_bytes
             || rows_alias_in_l2(stride(self.src_col), side.min(self.cols), tuning)
             || rows_alias_in_l2(stride(self.dst_row), side.min(self.rows), tuning)
     }
@@ -568,15 +574,19 @@ mod tests {
         assert_eq!(group_tiles::<u32>(&emr, 4096), 2);
         // 256 KiB rows share one set: 16 rows, one tile of 16.
         assert_eq!(group_tiles::<u32>(&emr, 65536), 1);
+        // Byte tiles read 64 rows, Intel's most a group: one tile a group, while 2-byte
+        // tiles of 32 rows go two at a time.
+        assert_eq!(group_tiles::<u8>(&emr, 8192), 1);
+        assert_eq!(group_tiles::<u16>(&emr, 8192), 2);
         // One set and 64-row byte tiles: still one tile, never zero; 8-byte tiles of 8 rows.
         assert_eq!(group_tiles::<u8>(&emr, 1 << 17), 1);
         assert_eq!(group_tiles::<u64>(&emr, 1 << 15), 2);
         assert_eq!(group_tiles::<u64>(&emr, 0), 2);
     }
 
-    /// The packed tiles are taken for large planes and for small ones whose source columns or
-    /// destination rows alias in the L2 cache, and not for small planes whose lines spread
-    /// over its sets.
+    /// The packed tiles are taken for large planes, for any plane of a streaming copy, and for
+    /// small ones whose source columns or destination rows alias in the L2 cache, and not for
+    /// small planes of a cached copy whose lines spread over its sets.
     #[test]
     fn packed_tiles_are_chosen_for_large_planes_and_aliasing_rows() {
         let z = zen4();
@@ -588,34 +598,38 @@ mod tests {
             dst_row: cols as isize,
         };
         // 256 x 256 f32 transposed: 256 KiB, rows 1 KiB apart over 128 sets.
-        assert!(!plane(256, 256, 256).packs::<u32>(&z));
+        assert!(!plane(256, 256, 256).packs::<u32>(&z, false));
+        // The same plane in a copy larger than the LLC: only the packed tiles stream whole
+        // lines, so it packs; a plane smaller than one tile still does not.
+        assert!(plane(256, 256, 256).packs::<u32>(&z, true));
+        assert!(!plane(15, 64, 64).packs::<u32>(&z, true));
         // 4096 x 4096 f32 transposed: large.
-        assert!(plane(4096, 4096, 4096).packs::<u32>(&z));
+        assert!(plane(4096, 4096, 4096).packs::<u32>(&z, false));
         // A plane of permute [2, 1, 0] of 256 x 512 x 128 f32: 128 KiB, rows 256 KiB apart,
         // all in one set; so are its reversed rows.
-        assert!(plane(128, 256, 65536).packs::<u32>(&z));
-        assert!(plane(128, 256, -65536).packs::<u32>(&z));
+        assert!(plane(128, 256, 65536).packs::<u32>(&z, false));
+        assert!(plane(128, 256, -65536).packs::<u32>(&z, false));
         // 32 KiB apart: 4 sets of a 128 KiB way for 64 rows, 16 lines a set.
-        assert!(plane(64, 64, 8192).packs::<u32>(&z));
+        assert!(plane(64, 64, 8192).packs::<u32>(&z, false));
         // 4 KiB apart: 32 sets, 2 lines a set.
-        assert!(!plane(64, 64, 1024).packs::<u32>(&z));
+        assert!(!plane(64, 64, 1024).packs::<u32>(&z, false));
         // Destination rows 512 KiB apart alias too (permute [2, 0, 1]).
         let p201 = Tile2d {
             dst_row: 131_072,
             ..plane(128, 512, 128)
         };
-        assert!(p201.packs::<u32>(&z));
+        assert!(p201.packs::<u32>(&z, false));
         // As many source rows as the L2 has ways fit whatever the stride; planes below a
         // packed tile and strided sources never pack.
-        assert!(!plane(64, 8, 65536).packs::<u64>(&z));
-        assert!(plane(64, 9, 65536).packs::<u64>(&z));
-        assert!(!plane(15, 64, 65536).packs::<u32>(&z));
+        assert!(!plane(64, 8, 65536).packs::<u64>(&z, false));
+        assert!(plane(64, 9, 65536).packs::<u64>(&z, false));
+        assert!(!plane(15, 64, 65536).packs::<u32>(&z, false));
         assert!(
             !Tile2d {
                 src_row: 2,
                 ..plane(128, 256, 65536)
             }
-            .packs::<u32>(&z)
+            .packs::<u32>(&z, false)
         );
         assert!(!rows_alias_in_l2(1 << 17, z.l2_ways, &z));
         assert!(rows_alias_in_l2(1 << 17, z.l2_ways + 1, &z));

@@ -307,7 +307,7 @@ pub(super) unsafe fn try_run<W: Word>(
         src_col: src[n - 1],
         dst_row: dst[j],
     };
-    if !t.packs::<W>(tuning) {
+    if !t.packs::<W>(tuning, stream) {
         return false;
     }
     let keep: Vec<usize> = (0..n - 1).filter(|&d| d != j).collect();
