@@ -13,12 +13,10 @@
 use std::marker::PhantomData;
 use std::mem::{MaybeUninit, size_of};
 
-use super::tile::prefetch;
 use crate::element::Element;
 use crate::error::Result;
 use crate::iter::broadcast::{broadcast_all, broadcast_strides};
 use crate::iter::output::output_strides;
-use crate::iter::plan::{TILE_L, Tile};
 use crate::iter::{Plan, element_count};
 use crate::layout::Layout;
 use crate::storage::Storage;
@@ -26,13 +24,16 @@ use crate::storage::Storage;
 pub(crate) use super::Src;
 use super::dispatch::{with_avx2, with_avx2_for};
 use super::parallel::{SharedPtr, for_each_chunk, threads_for};
-use super::transpose::Word;
 use super::unravel::{advance_offsets, unravel_offsets};
 
 /// A typed inner loop over runs of `N` operands, operand 0 being the output.
 pub(crate) trait Runs<const N: usize>: Sync {
     /// Size in bytes of each operand's element type.
     const SIZES: [usize; N];
+
+    /// Whether the kernel reads operand 0 before writing it (an in-place update). Such a
+    /// kernel's output is never staged through `stream_out`'s buffer.
+    const READS_OUTPUT: bool = false;
 
     /// Processes one run of `len` elements.
     ///
@@ -68,21 +69,26 @@ pub(crate) unsafe fn execute<const N: usize, K: Runs<N>>(
     let origin = SharedPtr(origin);
     let items = plan.work_items();
     let threads = threads_for(plan.numel());
+    let stream = !K::READS_OUTPUT && super::stream_out::should_stream(plan.numel(), &K::SIZES);
     // Each work item writes a disjoint set of output elements (the plan's loop nest visits each
     // index once and the output addresses each element once), so threads never share one.
     for_each_chunk(items, threads, |range| {
         // SAFETY: forwarded from this function's contract; `range` is within the work items.
         unsafe {
+            let (o, (lo, hi)) = (origin.get(), (range.start, range.end));
             match &plan.tile {
-                None => run_range(plan, origin.get(), range.start, range.end, kernel),
-                Some(tile) => run_tiles(plan, tile, origin.get(), range.start, range.end, kernel),
+                None => run_range(plan, o, (lo, hi), kernel, stream),
+                Some(tile) => super::staged::run_tiles(plan, tile, o, (lo, hi), kernel, stream),
             }
+        }
+        if stream {
+            super::transpose::store_fence();
         }
     });
 }
 
 /// Byte strides: `[dim][operand]`.
-fn byte_strides<const N: usize>(plan: &Plan, sizes: &[usize; N]) -> Vec<[isize; N]> {
+pub(super) fn byte_strides<const N: usize>(plan: &Plan, sizes: &[usize; N]) -> Vec<[isize; N]> {
     (0..plan.shape.len())
         .map(|d| std::array::from_fn(|k| plan.strides[k][d] * sizes[k] as isize))
         .collect()
@@ -95,9 +101,9 @@ fn byte_strides<const N: usize>(plan: &Plan, sizes: &[usize; N]) -> Vec<[isize; 
 unsafe fn run_range<const N: usize, K: Runs<N>>(
     plan: &Plan,
     origin: [*mut u8; N],
-    lo: usize,
-    hi: usize,
+    (lo, hi): (usize, usize),
     kernel: &K,
+    stream: bool,
 ) {
     let inner = plan.inner();
     let len_inner = plan.shape[inner];
@@ -116,7 +122,7 @@ unsafe fn run_range<const N: usize, K: Runs<N>>(
         });
         // SAFETY: the run's `len` elements per operand are addressed by the plan (above); the
         // output is disjoint from the inputs and addresses each element once (contract).
-        unsafe { kernel.run(ptrs, inner_strides, len) };
+        unsafe { run_one(kernel, ptrs, inner_strides, len, stream) };
         pos += len;
         col = 0;
         // Next row: advance the odometer over the outer dims.
@@ -129,197 +135,25 @@ unsafe fn run_range<const N: usize, K: Runs<N>>(
     }
 }
 
-/// Runs work items `lo..hi` of a tiled plan (see [`Tile`]).
+/// Runs `kernel` on one run; when `stream` and the output is unit-stride, with the output
+/// written through non-temporal stores ([`run_streamed`](super::stream_out::run_streamed)).
 ///
 /// # Safety
-/// As [`execute`], with `origin` the operands' first elements.
-unsafe fn run_tiles<const N: usize, K: Runs<N>>(
-    plan: &Plan,
-    tile: &Tile,
-    origin: [*mut u8; N],
-    lo: usize,
-    hi: usize,
+/// As [`Runs::run`].
+#[inline(always)]
+pub(super) unsafe fn run_one<const N: usize, K: Runs<N>>(
     kernel: &K,
+    ptrs: [*mut u8; N],
+    strides: [isize; N],
+    len: usize,
+    stream: bool,
 ) {
-    let inner = plan.inner();
-    let (j, len_j, len_l) = (tile.dim, plan.shape[tile.dim], plan.shape[inner]);
-    let rows = tile.rows.min(len_j);
-    // A tile row is `tl <= ld` elements: a full tile row, or the whole inner dim if shorter.
-    // Buffer rows are `pitch` elements apart, 16 more than `ld` (a line of f32): at `ld` alone (8 KiB of
-    // f32) every row would start in the same L1 set, and the block transposes, which write
-    // 32 bytes into each of the tile's 64 rows in turn, would evict each row's line before its
-    // second half was written (on the Xeon VM of Note [copy parameters], `a + b.t()` at 4096^2
-    // f32 spent a third of its time on those stores).
-    let ld = TILE_L.min(len_l);
-    let pitch = ld + 16;
-    let bstr = byte_strides(plan, &K::SIZES);
-    let outer_dims: Vec<usize> = (0..inner).filter(|&d| d != j).collect();
-    let outer_shape: Vec<usize> = outer_dims.iter().map(|&d| plan.shape[d]).collect();
-    let outer_bstr: Vec<[isize; N]> = outer_dims.iter().map(|&d| bstr[d]).collect();
-    let blocks = len_j.div_ceil(tile.rows);
-    // One `rows x pitch` buffer per staged operand, in u64 words (aligned for every element
-    // type). Left uninitialized: each tile's kernel reads only the `tj x tl` elements its gather
-    // wrote just before (filling it with zeros cost as much as staging a small op's tiles).
-    let mut buffers: Vec<Vec<MaybeUninit<u64>>> = (0..N)
-        .map(|k| {
-            let mut buffer = Vec::new();
-            if tile.staged[k] {
-                buffer.resize_with(
-                    (rows * pitch * K::SIZES[k]).div_ceil(8),
-                    MaybeUninit::uninit,
-                );
-            }
-            buffer
-        })
-        .collect();
-    let strides: [isize; N] = std::array::from_fn(|k| match tile.staged[k] {
-        true => 1,
-        false => plan.strides[k][inner],
-    });
-    for item in lo..hi {
-        let (o, block) = (item / blocks, item % blocks);
-        let (_, base) = unravel_offsets(o, &outer_shape, &outer_bstr);
-        let j0 = block * tile.rows;
-        let tj = rows.min(len_j - j0);
-        for l0 in (0..len_l).step_by(ld) {
-            let tl = ld.min(len_l - l0);
-            let corner: [isize; N] = std::array::from_fn(|k| {
-                base[k] + j0 as isize * bstr[j][k] + l0 as isize * bstr[inner][k]
-            });
-            for k in (0..N).filter(|&k| tile.staged[k]) {
-                let g = Gather {
-                    sj: plan.strides[k][j],
-                    sl: plan.strides[k][inner],
-                    tj,
-                    tl,
-                    ld: pitch,
-                };
-                // SAFETY: the tile's elements `(j0 + jj, l0 + l)` for `jj < tj <= rows`,
-                // `l < tl <= ld` are addressed by the plan (in bounds, initialized inputs);
-                // the buffer holds `rows x pitch` elements.
-                unsafe {
-                    g.run(
-                        K::SIZES[k],
-                        origin[k].offset(corner[k]),
-                        buffers[k].as_mut_ptr().cast(),
-                    )
-                };
-            }
-            for jj in 0..tj {
-                let ptrs: [*mut u8; N] = std::array::from_fn(|k| {
-                    if tile.staged[k] {
-                        // SAFETY: row `jj < rows` of the buffer, `tl <= pitch` elements, all
-                        // written by this tile's gather above (the kernel reads nothing else
-                        // of the uninitialized buffer).
-                        unsafe {
-                            buffers[k]
-                                .as_mut_ptr()
-                                .cast::<u8>()
-                                .add(jj * pitch * K::SIZES[k])
-                        }
-                    } else {
-                        // SAFETY: index `(j0 + jj, l0)` is addressed by the plan.
-                        unsafe { origin[k].offset(corner[k] + jj as isize * bstr[j][k]) }
-                    }
-                });
-                // SAFETY: row `j0 + jj`, elements `l0..l0 + tl`: addressed by the plan or
-                // staged (a private buffer, which never overlaps the output).
-                unsafe { kernel.run(ptrs, strides, tl) };
-            }
-        }
-    }
-}
-
-/// Copies a `tj x tl` tile whose element `(jj, l)` is at `src + jj * sj + l * sl` (strides in
-/// elements) into a buffer at `jj * ld + l`: the tile transposed into rows of the buffer.
-struct Gather {
-    sj: isize,
-    sl: isize,
-    tj: usize,
-    tl: usize,
-    ld: usize,
-}
-
-impl Gather {
-    /// Runs the copy on elements of `size` bytes.
-    ///
-    /// # Safety
-    /// Every tile element must be readable and the buffer `dst` must hold `tj * ld` elements
-    /// (`tl <= ld`), not overlapping the source.
-    unsafe fn run(&self, size: usize, src: *const u8, dst: *mut u8) {
-        // SAFETY: forwarded; elements are moved as plain words of their size (Element types
-        // are 1, 2, 4 or 8 bytes with alignment equal to size).
-        unsafe {
-            match size {
-                1 => self.words::<u8>(src.cast(), dst.cast()),
-                2 => self.words::<u16>(src.cast(), dst.cast()),
-                4 => self.words::<u32>(src.cast(), dst.cast()),
-                8 => self.words::<u64>(src.cast(), dst.cast()),
-                n => unreachable!("Element types are 1, 2, 4 or 8 bytes, not {n}"),
-            }
-        }
-    }
-
-    /// [`Gather::run`] for one word type. When the tile is contiguous along `jj` (`sj == 1`,
-    /// the transposed-operand case), whole `MK x MK` blocks go through the copy kernel's
-    /// in-register block transposes, with the source rows `stage_prefetch_rows` ahead prefetched
-    /// ([Note [copy parameters]](super::cpu::CopyTuning)).
-    ///
-    /// # Safety
-    /// As [`Gather::run`].
-    unsafe fn words<W: Word>(&self, src: *const W, dst: *mut W) {
-        let Gather { sj, sl, tj, tl, ld } = *self;
-        let ahead_rows = super::cpu::CopyTuning::get().stage_prefetch_rows;
-        let mk = W::MK;
-        let (full_j, full_l) = match sj {
-            1 => (tj - tj % mk, tl - tl % mk),
-            _ => (0, 0),
-        };
-        if full_j > 0 && full_l > 0 {
-            let block = W::block_fn(false);
-            let line = (64 / std::mem::size_of::<W>()).max(1);
-            // Rows of the source (`l`) outermost: the blocks along `jj` of the same `MK` rows
-            // consume each cache line of those rows while it is hot. (At a power-of-two row
-            // stride all rows fall into the same few cache sets, so a line left for later
-            // would be evicted long before the walk came back to it.)
-            for l0 in (0..full_l).step_by(mk) {
-                for r in 0..mk {
-                    let ahead = src.wrapping_offset((l0 + ahead_rows + r) as isize * sl);
-                    for j0 in (0..tj).step_by(line) {
-                        prefetch(ahead.wrapping_add(j0).cast());
-                    }
-                }
-                for j0 in (0..full_j).step_by(mk) {
-                    // SAFETY: source rows `l0 + c` (c < MK) hold the MK contiguous elements
-                    // `j0..j0 + MK` (sj == 1), inside the tile; destination rows `j0 + r` hold
-                    // `l0..l0 + MK`, inside the buffer. The block writes
-                    // `dst[(j0 + r) * ld + l0 + c] = src[(l0 + c) * sl + j0 + r]`.
-                    unsafe {
-                        block(
-                            src.offset(l0 as isize * sl + j0 as isize),
-                            sl,
-                            dst.add(j0 * ld + l0),
-                            ld as isize,
-                        )
-                    };
-                }
-            }
-        }
-        // The rest of the tile (all of it when not blockable): an element loop.
-        for l in 0..tl {
-            let jj_start = if l < full_l { full_j } else { 0 };
-            if jj_start == tj {
-                continue;
-            }
-            prefetch(src.wrapping_offset((l + ahead_rows) as isize * sl).cast());
-            // SAFETY: `l < tl` and `jj < tj`: a tile element and a buffer slot (contract).
-            unsafe {
-                let s = src.offset(l as isize * sl);
-                for jj in jj_start..tj {
-                    dst.add(jj * ld + l)
-                        .write(s.offset(jj as isize * sj).read());
-                }
-            }
+    // SAFETY: forwarded; `run_streamed` needs only the unit output stride checked here.
+    unsafe {
+        if stream && strides[0] == 1 {
+            super::stream_out::run_streamed(kernel, ptrs, strides, len)
+        } else {
+            kernel.run(ptrs, strides, len)
         }
     }
 }
@@ -346,8 +180,11 @@ fn small_dense<O: Element>(
     n: usize,
     fill: impl FnOnce(&mut [MaybeUninit<O>]),
 ) -> Option<Result<(Storage<O>, Layout)>> {
-    // Empty outputs keep the general path's layout rule for huge empty shapes.
-    if n == 0 || threads_for(n) > 1 {
+    // Empty outputs keep the general path's layout rule for huge empty shapes; outputs large
+    // enough to stream (counting one input of the output's size, the fewest an op reads) take
+    // the general path, which writes them with non-temporal stores.
+    let size = size_of::<O>();
+    if n == 0 || threads_for(n) > 1 || super::stream_out::should_stream(n, &[size, size]) {
         return None;
     }
     let out = match Layout::contiguous(shape) {
@@ -665,6 +502,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::iter::plan::TILE_L;
 
     /// Row-major, offset, transposed, flipped, broadcast and stepped views of one storage.
     fn views(n: usize) -> Vec<Layout> {

@@ -232,6 +232,7 @@ struct Update1<T, F> {
 
 impl<T: Element, F: Fn(T) -> T + Sync> Runs<1> for Update1<T, F> {
     const SIZES: [usize; 1] = [size_of::<T>()];
+    const READS_OUTPUT: bool = true;
 
     #[inline]
     unsafe fn run(&self, p: [*mut u8; 1], s: [isize; 1], len: usize) {
@@ -261,6 +262,7 @@ struct Update2<T, U, F> {
 
 impl<T: Element, U: Element, F: Fn(T, U) -> T + Sync> Runs<2> for Update2<T, U, F> {
     const SIZES: [usize; 2] = [size_of::<T>(), size_of::<U>()];
+    const READS_OUTPUT: bool = true;
 
     #[inline]
     unsafe fn run(&self, p: [*mut u8; 2], s: [isize; 2], len: usize) {

@@ -46,6 +46,8 @@ mod runs;
 pub(crate) mod scan;
 pub(crate) mod softmax;
 pub(crate) mod sort;
+mod staged;
+mod stream_out;
 pub(crate) mod strided_small;
 pub(crate) mod tile;
 mod tile_nest;

@@ -1,0 +1,220 @@
+//! Elementwise ops over a transposed operand (`a + b.t()`): the tiled walk of a plan with a
+//! [`Tile`], its staged operands gathered through buffers.
+//!
+//! Each tile is `rows` x `ld` elements of the output (`ld` along its unit-stride dim). Every
+//! staged operand is first gathered into a buffer, read along the dim it is unit-stride on
+//! (whole cache lines, through the copy kernel's in-register block transposes) and written
+//! transposed; the op then runs on unit-stride rows of every operand.
+//!
+//! The gather and the op run one after the other, tile by tile, into one buffer per staged
+//! operand that stays in L2. Overlapping them was measured slower on the Xeon VM of Note
+//! [copy parameters] (`a + b.t()`, 4096 x 4096 `f32`, one thread): gathering the next tile
+//! into a second buffer a few source rows at a time between the op's rows took 1.24-1.27x
+//! the time of the sequential walk with 1024-element tile rows, and more with 2048 (the two
+//! buffers no longer stay in L2 beside the op's streams, and the gather's scattered reads
+//! break up the op's sequential ones); so did prefetching the next tile during the op.
+
+use std::mem::MaybeUninit;
+
+use super::elementwise::{Runs, byte_strides, run_one};
+use super::tile::prefetch;
+use super::transpose::Word;
+use super::unravel::unravel_offsets;
+use crate::iter::Plan;
+use crate::iter::plan::{TILE_L, Tile};
+
+/// Runs work items `lo..hi` of a tiled plan (see [`Tile`] and the [module docs](self)),
+/// writing the output through non-temporal stores when `stream`.
+///
+/// # Safety
+/// As `elementwise::execute`, with `origin` the operands' first elements.
+pub(super) unsafe fn run_tiles<const N: usize, K: Runs<N>>(
+    plan: &Plan,
+    tile: &Tile,
+    origin: [*mut u8; N],
+    (lo, hi): (usize, usize),
+    kernel: &K,
+    stream: bool,
+) {
+    let inner = plan.inner();
+    let (j, len_j, len_l) = (tile.dim, plan.shape[tile.dim], plan.shape[inner]);
+    let rows = tile.rows.min(len_j);
+    // A tile row is `tl <= ld` elements: a full tile row, or the whole inner dim if shorter.
+    // Buffer rows are `pitch` elements apart, 16 more than `ld` (a line of f32): at `ld` alone (8 KiB of
+    // f32) every row would start in the same L1 set, and the block transposes, which write
+    // 32 bytes into each of the tile's 64 rows in turn, would evict each row's line before its
+    // second half was written (on the Xeon VM of Note [copy parameters], `a + b.t()` at 4096^2
+    // f32 spent a third of its time on those stores).
+    let ld = TILE_L.min(len_l);
+    let pitch = ld + 16;
+    let bstr = byte_strides(plan, &K::SIZES);
+    let outer_dims: Vec<usize> = (0..inner).filter(|&d| d != j).collect();
+    let outer_shape: Vec<usize> = outer_dims.iter().map(|&d| plan.shape[d]).collect();
+    let outer_bstr: Vec<[isize; N]> = outer_dims.iter().map(|&d| bstr[d]).collect();
+    let blocks = len_j.div_ceil(tile.rows);
+    // One `rows x pitch` buffer per staged operand, in u64 words (aligned for every element
+    // type). Left uninitialized: each tile's kernel reads only the `tj x tl` elements its gather
+    // wrote just before (filling it with zeros cost as much as staging a small op's tiles).
+    let mut buffers: Vec<Vec<MaybeUninit<u64>>> = (0..N)
+        .map(|k| {
+            let mut buffer = Vec::new();
+            if tile.staged[k] {
+                buffer.resize_with(
+                    (rows * pitch * K::SIZES[k]).div_ceil(8),
+                    MaybeUninit::uninit,
+                );
+            }
+            buffer
+        })
+        .collect();
+    let strides: [isize; N] = std::array::from_fn(|k| match tile.staged[k] {
+        true => 1,
+        false => plan.strides[k][inner],
+    });
+    for item in lo..hi {
+        let (o, block) = (item / blocks, item % blocks);
+        let (_, base) = unravel_offsets(o, &outer_shape, &outer_bstr);
+        let j0 = block * tile.rows;
+        let tj = rows.min(len_j - j0);
+        for l0 in (0..len_l).step_by(ld) {
+            let tl = ld.min(len_l - l0);
+            let corner: [isize; N] = std::array::from_fn(|k| {
+                base[k] + j0 as isize * bstr[j][k] + l0 as isize * bstr[inner][k]
+            });
+            for k in (0..N).filter(|&k| tile.staged[k]) {
+                let g = Gather {
+                    sj: plan.strides[k][j],
+                    sl: plan.strides[k][inner],
+                    tj,
+                    tl,
+                    ld: pitch,
+                };
+                // SAFETY: the tile's elements `(j0 + jj, l0 + l)` for `jj < tj <= rows`,
+                // `l < tl <= ld` are addressed by the plan (in bounds, initialized inputs);
+                // the buffer holds `rows x pitch` elements.
+                unsafe {
+                    g.run(
+                        K::SIZES[k],
+                        origin[k].offset(corner[k]),
+                        buffers[k].as_mut_ptr().cast(),
+                    )
+                };
+            }
+            for jj in 0..tj {
+                let ptrs: [*mut u8; N] = std::array::from_fn(|k| {
+                    if tile.staged[k] {
+                        // SAFETY: row `jj < rows` of the buffer, `tl <= pitch` elements, all
+                        // written by this tile's gather above (the kernel reads nothing else
+                        // of the uninitialized buffer).
+                        unsafe {
+                            buffers[k]
+                                .as_mut_ptr()
+                                .cast::<u8>()
+                                .add(jj * pitch * K::SIZES[k])
+                        }
+                    } else {
+                        // SAFETY: index `(j0 + jj, l0)` is addressed by the plan.
+                        unsafe { origin[k].offset(corner[k] + jj as isize * bstr[j][k]) }
+                    }
+                });
+                // SAFETY: row `j0 + jj`, elements `l0..l0 + tl`: addressed by the plan or
+                // staged (a private buffer, which never overlaps the output).
+                unsafe { run_one(kernel, ptrs, strides, tl, stream) };
+            }
+        }
+    }
+}
+
+/// Copies a `tj x tl` tile whose element `(jj, l)` is at `src + jj * sj + l * sl` (strides in
+/// elements) into a buffer at `jj * ld + l`: the tile transposed into rows of the buffer.
+struct Gather {
+    sj: isize,
+    sl: isize,
+    tj: usize,
+    tl: usize,
+    ld: usize,
+}
+
+impl Gather {
+    /// Runs the copy on elements of `size` bytes.
+    ///
+    /// # Safety
+    /// Every tile element must be readable and the buffer `dst` must hold `tj * ld` elements
+    /// (`tl <= ld`), not overlapping the source.
+    unsafe fn run(&self, size: usize, src: *const u8, dst: *mut u8) {
+        // SAFETY: forwarded; elements are moved as plain words of their size (Element types
+        // are 1, 2, 4 or 8 bytes with alignment equal to size).
+        unsafe {
+            match size {
+                1 => self.words::<u8>(src.cast(), dst.cast()),
+                2 => self.words::<u16>(src.cast(), dst.cast()),
+                4 => self.words::<u32>(src.cast(), dst.cast()),
+                8 => self.words::<u64>(src.cast(), dst.cast()),
+                n => unreachable!("Element types are 1, 2, 4 or 8 bytes, not {n}"),
+            }
+        }
+    }
+
+    /// [`Gather::run`] for one word type. When the tile is contiguous along `jj` (`sj == 1`,
+    /// the transposed-operand case), whole `MK x MK` blocks go through the copy kernel's
+    /// in-register block transposes, with the source rows `stage_prefetch_rows` ahead prefetched
+    /// ([Note [copy parameters]](super::cpu::CopyTuning)).
+    ///
+    /// # Safety
+    /// As [`Gather::run`].
+    unsafe fn words<W: Word>(&self, src: *const W, dst: *mut W) {
+        let Gather { sj, sl, tj, tl, ld } = *self;
+        let ahead_rows = super::cpu::CopyTuning::get().stage_prefetch_rows;
+        let mk = W::MK;
+        let (full_j, full_l) = match sj {
+            1 => (tj - tj % mk, tl - tl % mk),
+            _ => (0, 0),
+        };
+        if full_j > 0 && full_l > 0 {
+            let block = W::block_fn(false);
+            let line = (64 / std::mem::size_of::<W>()).max(1);
+            // Rows of the source (`l`) outermost: the blocks along `jj` of the same `MK` rows
+            // consume each cache line of those rows while it is hot. (At a power-of-two row
+            // stride all rows fall into the same few cache sets, so a line left for later
+            // would be evicted long before the walk came back to it.)
+            for l0 in (0..full_l).step_by(mk) {
+                for r in 0..mk {
+                    let ahead = src.wrapping_offset((l0 + ahead_rows + r) as isize * sl);
+                    for j0 in (0..tj).step_by(line) {
+                        prefetch(ahead.wrapping_add(j0).cast());
+                    }
+                }
+                for j0 in (0..full_j).step_by(mk) {
+                    // SAFETY: source rows `l0 + c` (c < MK) hold the MK contiguous elements
+                    // `j0..j0 + MK` (sj == 1), inside the tile; destination rows `j0 + r` hold
+                    // `l0..l0 + MK`, inside the buffer. The block writes
+                    // `dst[(j0 + r) * ld + l0 + c] = src[(l0 + c) * sl + j0 + r]`.
+                    unsafe {
+                        block(
+                            src.offset(l0 as isize * sl + j0 as isize),
+                            sl,
+                            dst.add(j0 * ld + l0),
+                            ld as isize,
+                        )
+                    };
+                }
+            }
+        }
+        // The rest of the tile (all of it when not blockable): an element loop.
+        for l in 0..tl {
+            let jj_start = if l < full_l { full_j } else { 0 };
+            if jj_start == tj {
+                continue;
+            }
+            prefetch(src.wrapping_offset((l + ahead_rows) as isize * sl).cast());
+            // SAFETY: `l < tl` and `jj < tj`: a tile element and a buffer slot (contract).
+            unsafe {
+                let s = src.offset(l as isize * sl);
+                for jj in jj_start..tj {
+                    dst.add(jj * ld + l)
+                        .write(s.offset(jj as isize * sj).read());
+                }
+            }
+        }
+    }
+}
