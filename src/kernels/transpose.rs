@@ -5,9 +5,10 @@
 //! `dst[r][c] = src[c][r]`. Elements move as plain integers of their size (the copy kernel's
 //! word types), so f16 and bf16 share the `u16` kernel, f32 the `u32` one, f64 the `u64` one.
 //!
-//! On x86_64, 1-byte words use a 16 x 16 SSE2 block and 2-byte words an 8 x 8 one (SSE2 is
-//! always present there); 4- and 8-byte words use AVX2 when the CPU has it (detected once per
-//! copy); elsewhere a portable scalar loop runs.
+//! Every block is 32 bytes a row: 32 x 32 bytes, 16 x 16 two-byte words, 8 x 8 four-byte
+//! words, 4 x 4 eight-byte words. On x86_64 they use AVX2 when the CPU has it (detected once
+//! per copy); without it, the 1- and 2-byte blocks are four SSE2 blocks of half the side (SSE2
+//! is always present there) and the others a portable scalar loop, which runs everywhere else.
 //! With `stream`, destination rows are written with non-temporal stores where the address
 //! allows, for copies whose source and destination together exceed the last-level cache.
 
@@ -41,15 +42,16 @@ unsafe fn block_scalar<W: Word>(src: *const W, ss: isize, dst: *mut W, ds: isize
 }
 
 impl Word for u8 {
-    const MK: usize = 16;
+    const MK: usize = 32;
     fn block_fn(stream: bool) -> BlockFn<u8> {
         // Under Miri the portable scalar blocks run: the interpreter checks plain loads and
         // stores, not the SIMD shuffles and non-temporal stores.
         #[cfg(all(target_arch = "x86_64", not(miri)))]
-        return if stream {
-            x86::block_u8_sse2::<true>
-        } else {
-            x86::block_u8_sse2::<false>
+        return match (std::arch::is_x86_feature_detected!("avx2"), stream) {
+            (true, true) => x86::block_u8_avx2::<true>,
+            (true, false) => x86::block_u8_avx2::<false>,
+            (false, true) => x86::quad_u8_sse2::<true>,
+            (false, false) => x86::quad_u8_sse2::<false>,
         };
         #[allow(unreachable_code)]
         {
@@ -60,13 +62,14 @@ impl Word for u8 {
 }
 
 impl Word for u16 {
-    const MK: usize = 8;
+    const MK: usize = 16;
     fn block_fn(stream: bool) -> BlockFn<u16> {
         #[cfg(all(target_arch = "x86_64", not(miri)))]
-        return if stream {
-            x86::block_u16_sse2::<true>
-        } else {
-            x86::block_u16_sse2::<false>
+        return match (std::arch::is_x86_feature_detected!("avx2"), stream) {
+            (true, true) => x86::block_u16_avx2::<true>,
+            (true, false) => x86::block_u16_avx2::<false>,
+            (false, true) => x86::quad_u16_sse2::<true>,
+            (false, false) => x86::quad_u16_sse2::<false>,
         };
         #[allow(unreachable_code)]
         {
@@ -305,6 +308,228 @@ mod x86 {
         }
     }
 
+    /// A `2h x 2h` block as four `h x h` blocks of `half`: destination quarter `(r, c)` is the
+    /// transpose of source quarter `(c, r)`.
+    ///
+    /// # Safety
+    /// As [`super::BlockFn`] with `MK = 2h`, `half` a block transpose of side `h`.
+    #[inline(always)]
+    unsafe fn four<W>(
+        half: super::BlockFn<W>,
+        h: isize,
+        s: *const W,
+        ss: isize,
+        d: *mut W,
+        ds: isize,
+    ) {
+        for (r, c) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+            // SAFETY: quarter (r, c) of the destination block and (c, r) of the source block
+            // are inside the blocks the caller vouches for.
+            unsafe {
+                half(
+                    s.offset(c * h * ss + r * h),
+                    ss,
+                    d.offset(r * h * ds + c * h),
+                    ds,
+                )
+            }
+        }
+    }
+
+    /// 32 x 32 bytes without AVX2: four 16 x 16 SSE2 blocks.
+    ///
+    /// # Safety
+    /// As [`super::BlockFn`] with `MK = 32`.
+    pub(super) unsafe fn quad_u8_sse2<const STREAM: bool>(
+        src: *const u8,
+        ss: isize,
+        dst: *mut u8,
+        ds: isize,
+    ) {
+        // SAFETY: forwarded; each quarter is a 16 x 16 block.
+        unsafe { four(block_u8_sse2::<STREAM>, 16, src, ss, dst, ds) }
+    }
+
+    /// 16 x 16 two-byte words without AVX2: four 8 x 8 SSE2 blocks.
+    ///
+    /// # Safety
+    /// As [`super::BlockFn`] with `MK = 16`.
+    pub(super) unsafe fn quad_u16_sse2<const STREAM: bool>(
+        src: *const u16,
+        ss: isize,
+        dst: *mut u16,
+        ds: isize,
+    ) {
+        // SAFETY: forwarded; each quarter is an 8 x 8 block.
+        unsafe { four(block_u16_sse2::<STREAM>, 8, src, ss, dst, ds) }
+    }
+
+    /// Stores the two 16-byte lanes of each `rows[k]`: lane 0 at `dst + k * ds_bytes`, lane 1
+    /// at `dst + (k + rows.len()) * ds_bytes`, with non-temporal stores when `aligned`.
+    ///
+    /// # Safety
+    /// The 16 bytes at each `dst + k * ds_bytes`, `k < 2 * rows.len()`, are writable;
+    /// `aligned` only if each is 16-byte aligned.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn store_lanes(rows: &[__m256i], dst: *mut u8, ds_bytes: isize, aligned: bool) {
+        let h = rows.len() as isize;
+        for (k, &row) in rows.iter().enumerate() {
+            let (lo, hi) = (
+                _mm256_castsi256_si128(row),
+                _mm256_extracti128_si256::<1>(row),
+            );
+            // SAFETY: rows k and k + h of the destination (contract).
+            unsafe {
+                let p0 = dst.offset(k as isize * ds_bytes).cast::<__m128i>();
+                let p1 = dst.offset((k as isize + h) * ds_bytes).cast::<__m128i>();
+                if aligned {
+                    _mm_stream_si128(p0, lo);
+                    _mm_stream_si128(p1, hi);
+                } else {
+                    _mm_storeu_si128(p0, lo);
+                    _mm_storeu_si128(p1, hi);
+                }
+            }
+        }
+    }
+
+    /// 8 x 8 two-byte words in each 128-bit lane of the 8 rows `r`: lane `i` of result `k` is
+    /// row `k` of the transpose of lane `i`'s 8 x 8 block (the SSE2 block's unpacks, twice).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn lanes_u16(r: [__m256i; 8]) -> [__m256i; 8] {
+        let b0 = _mm256_unpacklo_epi16(r[0], r[1]);
+        let b1 = _mm256_unpackhi_epi16(r[0], r[1]);
+        let b2 = _mm256_unpacklo_epi16(r[2], r[3]);
+        let b3 = _mm256_unpackhi_epi16(r[2], r[3]);
+        let b4 = _mm256_unpacklo_epi16(r[4], r[5]);
+        let b5 = _mm256_unpackhi_epi16(r[4], r[5]);
+        let b6 = _mm256_unpacklo_epi16(r[6], r[7]);
+        let b7 = _mm256_unpackhi_epi16(r[6], r[7]);
+        let c0 = _mm256_unpacklo_epi32(b0, b2);
+        let c1 = _mm256_unpackhi_epi32(b0, b2);
+        let c2 = _mm256_unpacklo_epi32(b4, b6);
+        let c3 = _mm256_unpackhi_epi32(b4, b6);
+        let c4 = _mm256_unpacklo_epi32(b1, b3);
+        let c5 = _mm256_unpackhi_epi32(b1, b3);
+        let c6 = _mm256_unpacklo_epi32(b5, b7);
+        let c7 = _mm256_unpackhi_epi32(b5, b7);
+        [
+            _mm256_unpacklo_epi64(c0, c2),
+            _mm256_unpackhi_epi64(c0, c2),
+            _mm256_unpacklo_epi64(c1, c3),
+            _mm256_unpackhi_epi64(c1, c3),
+            _mm256_unpacklo_epi64(c4, c6),
+            _mm256_unpackhi_epi64(c4, c6),
+            _mm256_unpacklo_epi64(c5, c7),
+            _mm256_unpackhi_epi64(c5, c7),
+        ]
+    }
+
+    /// 16 x 16 bytes in each 128-bit lane of the 16 rows `r` (the SSE2 block's four rounds of
+    /// unpacks, twice): lane `i` of result `k` is row `k` of the transpose of lane `i`'s block.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn lanes_u8(r: [__m256i; 16]) -> [__m256i; 16] {
+        let lo8 = |i: usize| _mm256_unpacklo_epi8(r[2 * i], r[2 * i + 1]);
+        let hi8 = |i: usize| _mm256_unpackhi_epi8(r[2 * i], r[2 * i + 1]);
+        #[rustfmt::skip]
+        let t = [
+            lo8(0), lo8(1), lo8(2), lo8(3), lo8(4), lo8(5), lo8(6), lo8(7),
+            hi8(0), hi8(1), hi8(2), hi8(3), hi8(4), hi8(5), hi8(6), hi8(7),
+        ];
+        let lo16 = |i: usize| _mm256_unpacklo_epi16(t[i], t[i + 1]);
+        let hi16 = |i: usize| _mm256_unpackhi_epi16(t[i], t[i + 1]);
+        #[rustfmt::skip]
+        let u = [
+            lo16(0), lo16(2), lo16(4), lo16(6), hi16(0), hi16(2), hi16(4), hi16(6),
+            lo16(8), lo16(10), lo16(12), lo16(14), hi16(8), hi16(10), hi16(12), hi16(14),
+        ];
+        let quad = |g: usize| {
+            let lo0 = _mm256_unpacklo_epi32(u[4 * g], u[4 * g + 1]);
+            let hi0 = _mm256_unpackhi_epi32(u[4 * g], u[4 * g + 1]);
+            let lo1 = _mm256_unpacklo_epi32(u[4 * g + 2], u[4 * g + 3]);
+            let hi1 = _mm256_unpackhi_epi32(u[4 * g + 2], u[4 * g + 3]);
+            [
+                _mm256_unpacklo_epi64(lo0, lo1),
+                _mm256_unpackhi_epi64(lo0, lo1),
+                _mm256_unpacklo_epi64(hi0, hi1),
+                _mm256_unpackhi_epi64(hi0, hi1),
+            ]
+        };
+        let (q0, q1, q2, q3) = (quad(0), quad(1), quad(2), quad(3));
+        #[rustfmt::skip]
+        let rows = [
+            q0[0], q0[1], q0[2], q0[3], q1[0], q1[1], q1[2], q1[3],
+            q2[0], q2[1], q2[2], q2[3], q3[0], q3[1], q3[2], q3[3],
+        ];
+        rows
+    }
+
+    /// 16 x 16 two-byte words with AVX2: in-lane 8 x 8 transposes of the top eight source
+    /// rows (destination columns 0..8: rows 0..8 from lane 0, 8..16 from lane 1), then of the
+    /// bottom eight (columns 8..16).
+    ///
+    /// # Safety
+    /// As [`super::BlockFn`] with `MK = 16`, and the CPU must support AVX2 (the caller
+    /// detected it).
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn block_u16_avx2<const STREAM: bool>(
+        src: *const u16,
+        ss: isize,
+        dst: *mut u16,
+        ds: isize,
+    ) {
+        // SAFETY: loads read source rows k < 16 (32 bytes each), stores write 16 bytes at
+        // columns 0 and 8 of destination rows k < 16, as the caller vouches; streaming stores
+        // only on 16-byte aligned rows.
+        unsafe {
+            let ld = |k: isize| _mm256_loadu_si256(src.offset(k * ss).cast());
+            let aligned = STREAM && (dst as usize | (ds * 2) as usize) % 16 == 0;
+            for b in [0, 8] {
+                #[rustfmt::skip]
+                let rows = lanes_u16([
+                    ld(b), ld(b + 1), ld(b + 2), ld(b + 3), ld(b + 4), ld(b + 5), ld(b + 6),
+                    ld(b + 7),
+                ]);
+                store_lanes(&rows, dst.offset(b).cast(), ds * 2, aligned);
+            }
+        }
+    }
+
+    /// 32 x 32 bytes with AVX2: in-lane 16 x 16 transposes of the top 16 source rows
+    /// (destination columns 0..16: rows 0..16 from lane 0, 16..32 from lane 1), then of the
+    /// bottom 16 (columns 16..32).
+    ///
+    /// # Safety
+    /// As [`super::BlockFn`] with `MK = 32`, and the CPU must support AVX2 (the caller
+    /// detected it).
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn block_u8_avx2<const STREAM: bool>(
+        src: *const u8,
+        ss: isize,
+        dst: *mut u8,
+        ds: isize,
+    ) {
+        // SAFETY: loads read source rows k < 32 (32 bytes each), stores write 16 bytes at
+        // columns 0 and 16 of destination rows k < 32, as the caller vouches; streaming stores
+        // only on 16-byte aligned rows.
+        unsafe {
+            let ld = |k: isize| _mm256_loadu_si256(src.offset(k * ss).cast());
+            let aligned = STREAM && (dst as usize | ds as usize) % 16 == 0;
+            for b in [0, 16] {
+                #[rustfmt::skip]
+                let rows = lanes_u8([
+                    ld(b), ld(b + 1), ld(b + 2), ld(b + 3), ld(b + 4), ld(b + 5), ld(b + 6),
+                    ld(b + 7), ld(b + 8), ld(b + 9), ld(b + 10), ld(b + 11), ld(b + 12),
+                    ld(b + 13), ld(b + 14), ld(b + 15),
+                ]);
+                store_lanes(&rows, dst.offset(b), ds, aligned);
+            }
+        }
+    }
+
     /// 8 x 8 four-byte words with AVX2.
     ///
     /// # Safety
@@ -406,23 +631,37 @@ mod x86 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::mem::size_of;
 
     /// Every block kernel (SIMD and scalar, streaming or not) against the definition, with
     /// padded strides so a write outside the block would be seen.
-    fn check<W: Word + PartialEq + std::fmt::Debug>(from: impl Fn(usize) -> W) {
+    fn check<W: Word + PartialEq + std::fmt::Debug>(
+        from: impl Fn(usize) -> W,
+        more: &[BlockFn<W>],
+    ) {
         let mk = W::MK;
-        let (ss, ds) = (mk + 3, mk + 8);
+        let ss = mk + 3;
         let src: Vec<W> = (0..mk * ss).map(&from).collect();
-        let kernels: [BlockFn<W>; 3] = [W::block_fn(false), W::block_fn(true), block_scalar::<W>];
-        for f in kernels {
-            let mut dst = vec![from(9999); mk * ds];
-            // SAFETY: both buffers hold mk rows of their strides, which exceed mk.
-            unsafe { f(src.as_ptr(), ss as isize, dst.as_mut_ptr(), ds as isize) };
-            store_fence();
-            for r in 0..mk {
-                for c in 0..ds {
-                    let want = if c < mk { src[c * ss + r] } else { from(9999) };
-                    assert_eq!(dst[r * ds + c], want, "row {r} col {c}");
+        let kernels = [W::block_fn(false), W::block_fn(true), block_scalar::<W>];
+        // Destination rows 8 words longer than the block, and rows of 64 bytes more than a
+        // block row at a 64-byte aligned start (where the streaming stores apply).
+        let line = 64 / size_of::<W>();
+        for (ds, aligned) in [(mk + 8, false), ((mk + line).next_multiple_of(line), true)] {
+            for &f in kernels.iter().chain(more) {
+                let mut mem = vec![from(9999); mk * ds + line];
+                let skip = match aligned {
+                    true => (64 - mem.as_ptr() as usize % 64) % 64 / size_of::<W>(),
+                    false => 0,
+                };
+                let dst = &mut mem[skip..skip + mk * ds];
+                // SAFETY: both buffers hold mk rows of their strides, which exceed mk.
+                unsafe { f(src.as_ptr(), ss as isize, dst.as_mut_ptr(), ds as isize) };
+                store_fence();
+                for r in 0..mk {
+                    for c in 0..ds {
+                        let want = if c < mk { src[c * ss + r] } else { from(9999) };
+                        assert_eq!(dst[r * ds + c], want, "row {r} col {c} stride {ds}");
+                    }
                 }
             }
         }
@@ -430,9 +669,17 @@ mod tests {
 
     #[test]
     fn block_transposes_match_the_definition() {
-        check::<u8>(|i| (i * 7 % 251) as u8);
-        check::<u16>(|i| (i * 31 % 65521) as u16);
-        check::<u32>(|i| (i as u32).wrapping_mul(2_654_435_761));
-        check::<u64>(|i| (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        // The SSE2 blocks that stand in for AVX2 on CPUs without it, whatever this one has.
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
+        let (more_u8, more_u16): (Vec<BlockFn<u8>>, Vec<BlockFn<u16>>) = (
+            vec![x86::quad_u8_sse2::<false>, x86::quad_u8_sse2::<true>],
+            vec![x86::quad_u16_sse2::<false>, x86::quad_u16_sse2::<true>],
+        );
+        #[cfg(any(not(target_arch = "x86_64"), miri))]
+        let (more_u8, more_u16): (Vec<BlockFn<u8>>, Vec<BlockFn<u16>>) = (vec![], vec![]);
+        check::<u8>(|i| (i * 7 % 251) as u8, &more_u8);
+        check::<u16>(|i| (i * 31 % 65521) as u16, &more_u16);
+        check::<u32>(|i| (i as u32).wrapping_mul(2_654_435_761), &[]);
+        check::<u64>(|i| (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15), &[]);
     }
 }
