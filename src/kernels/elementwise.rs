@@ -24,26 +24,10 @@ use crate::storage::Storage;
 pub(crate) use super::Src;
 use super::dispatch::{with_avx2, with_avx2_for};
 use super::parallel::{SharedPtr, for_each_chunk, threads_for};
+pub(crate) use super::run_kernel::Runs;
+use super::run_kernel::byte_strides;
+use super::stream_out::run_one;
 use super::unravel::{advance_offsets, unravel_offsets};
-
-/// A typed inner loop over runs of `N` operands, operand 0 being the output.
-pub(crate) trait Runs<const N: usize>: Sync {
-    /// Size in bytes of each operand's element type.
-    const SIZES: [usize; N];
-
-    /// Whether the kernel reads operand 0 before writing it (an in-place update). Such a
-    /// kernel's output is never staged through `stream_out`'s buffer.
-    const READS_OUTPUT: bool = false;
-
-    /// Processes one run of `len` elements.
-    ///
-    /// # Safety
-    /// For every `i < len` and operand `k`, `ptrs[k]` plus `i * strides[k]` elements of
-    /// operand `k`'s type must be in bounds of one allocation and, for inputs, initialized;
-    /// the output elements must be writable and must not overlap any input element of the run,
-    /// and distinct `i` must address distinct output elements.
-    unsafe fn run(&self, ptrs: [*mut u8; N], strides: [isize; N], len: usize);
-}
 
 /// Runs `kernel` over every element of `plan`, whose operand `k` lives in the allocation at
 /// `bases[k]` (the plan's offsets are added here).
@@ -87,13 +71,6 @@ pub(crate) unsafe fn execute<const N: usize, K: Runs<N>>(
     });
 }
 
-/// Byte strides: `[dim][operand]`.
-pub(super) fn byte_strides<const N: usize>(plan: &Plan, sizes: &[usize; N]) -> Vec<[isize; N]> {
-    (0..plan.shape.len())
-        .map(|d| std::array::from_fn(|k| plan.strides[k][d] * sizes[k] as isize))
-        .collect()
-}
-
 /// Runs elements `lo..hi` (row-major over the plan's loop nest) as runs along the inner dim.
 ///
 /// # Safety
@@ -132,29 +109,6 @@ unsafe fn run_range<const N: usize, K: Runs<N>>(
             &bstr[..inner],
             &mut row,
         );
-    }
-}
-
-/// Runs `kernel` on one run; when `stream` and the output is unit-stride, with the output
-/// written through non-temporal stores ([`run_streamed`](super::stream_out::run_streamed)).
-///
-/// # Safety
-/// As [`Runs::run`].
-#[inline(always)]
-pub(super) unsafe fn run_one<const N: usize, K: Runs<N>>(
-    kernel: &K,
-    ptrs: [*mut u8; N],
-    strides: [isize; N],
-    len: usize,
-    stream: bool,
-) {
-    // SAFETY: forwarded; `run_streamed` needs only the unit output stride checked here.
-    unsafe {
-        if stream && strides[0] == 1 {
-            super::stream_out::run_streamed(kernel, ptrs, strides, len)
-        } else {
-            kernel.run(ptrs, strides, len)
-        }
     }
 }
 

@@ -42,6 +42,7 @@ mod reduce_staged;
 pub(crate) mod reducers;
 #[cfg(target_arch = "x86_64")]
 mod row_sums_avx2;
+mod run_kernel;
 mod runs;
 pub(crate) mod scan;
 pub(crate) mod softmax;

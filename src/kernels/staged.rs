@@ -16,7 +16,8 @@
 
 use std::mem::MaybeUninit;
 
-use super::elementwise::{Runs, byte_strides, run_one};
+use super::run_kernel::{Runs, byte_strides};
+use super::stream_out::run_one;
 use super::tile::prefetch;
 use super::transpose::Word;
 use super::unravel::unravel_offsets;

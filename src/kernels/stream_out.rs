@@ -9,7 +9,7 @@
 
 use std::mem::MaybeUninit;
 
-use super::elementwise::Runs;
+use super::run_kernel::Runs;
 use super::transpose::copy_run;
 
 /// Bytes of the buffer one chunk of a run is computed into: a fraction of any L1d, many whole
@@ -77,6 +77,29 @@ pub(super) unsafe fn run_streamed<const N: usize, K: Runs<N>>(
                 s => unreachable!("Element types are 1, 2, 4 or 8 bytes, not {s}"),
             }
             i += n;
+        }
+    }
+}
+
+/// Runs `kernel` on one run; when `stream` and the output is unit-stride, with the output
+/// written through non-temporal stores ([`run_streamed`]).
+///
+/// # Safety
+/// As [`Runs::run`].
+#[inline(always)]
+pub(super) unsafe fn run_one<const N: usize, K: Runs<N>>(
+    kernel: &K,
+    ptrs: [*mut u8; N],
+    strides: [isize; N],
+    len: usize,
+    stream: bool,
+) {
+    // SAFETY: forwarded; `run_streamed` needs only the unit output stride checked here.
+    unsafe {
+        if stream && strides[0] == 1 {
+            run_streamed(kernel, ptrs, strides, len)
+        } else {
+            kernel.run(ptrs, strides, len)
         }
     }
 }
