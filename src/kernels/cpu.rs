@@ -236,11 +236,15 @@ fn parse_size(s: &str) -> Option<usize> {
 ///   spread over the L2 sets, behaved the same, so the limit is the streams one core's
 ///   prefetchers follow, not cache sets): Intel gets 2.
 /// - `group_rows_per_l2_set`: on Intel, a group also keeps its source rows within this many
-///   per L2 set (the ways: the lines the L2 streamer fetches ahead of each row must survive
-///   until the group reads them). A `permute([2, 1, 0])` of 256 x 512 x 128 `f32` reads rows
-///   256 KiB apart, all in one set: 0.28x a memcpy with groups of 8 (128 rows), 0.50x with 2,
-///   0.78x with 1 (16 rows) on the Xeon VM. 0 (no limit) elsewhere: the Zen 3 VM measured
-///   its best 2-D transposes with 32 rows in an 8-way set.
+///   per L2 set, twice the ways (the lines the L2 streamer fetches ahead of each row must
+///   survive until the group reads them). A `permute([2, 1, 0])` of 256 x 512 x 128 `f32`
+///   reads rows 256 KiB apart, all in one set: on the Xeon VM 0.28x a memcpy with groups of
+///   8 (128 rows). With groups of at most 64 rows (`group_max_rows`), a cap at the ways (16
+///   rows, one tile) gave `[2, 1, 0]` and `[1, 2, 0]` 0.86-0.94x, twice the ways (two tiles)
+///   1.12-1.32x and no cap 1.14-1.21x, the other copies the same within noise. (Before the
+///   64-row limit and the packing of every plane of a streaming copy, one tile had measured
+///   0.78x and two 0.50x.) 0 (no limit) elsewhere: the Zen 3 VM measured its best 2-D
+///   transposes with 32 rows in an 8-way set.
 /// - `group_max_rows`: on Intel, a group reads at most this many source rows (64; at least
 ///   one tile's `l` whatever the number). On the Xeon VM, with the caches flushed, 64 rows
 ///   a group streamed and 128 did not, whatever the word: 4096 x 4096 `f16` ran at 0.97-1.02x
@@ -331,7 +335,7 @@ impl CopyTuning {
             stream_min_bytes: cpu.llc_bytes.min(STREAM_CAP),
             prefetch_tiles: 2,
             group_lines: if intel { 2 } else { 8 },
-            group_rows_per_l2_set: if intel { l2_ways } else { 0 },
+            group_rows_per_l2_set: if intel { 2 * l2_ways } else { 0 },
             group_max_rows: if intel { 64 } else { 0 },
             stage_prefetch_rows: 32,
             read_weight: 2,
@@ -422,7 +426,7 @@ mod tests {
                 t.group_rows_per_l2_set,
                 t.group_max_rows
             ),
-            (128 << 10, 2, 16, 64)
+            (128 << 10, 2, 32, 64)
         );
     }
 

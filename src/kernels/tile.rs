@@ -572,8 +572,10 @@ mod tests {
         });
         // 16 KiB rows spread over 8 sets of a 128 KiB way: 2 tiles (32 rows) fit.
         assert_eq!(group_tiles::<u32>(&emr, 4096), 2);
-        // 256 KiB rows share one set: 16 rows, one tile of 16.
-        assert_eq!(group_tiles::<u32>(&emr, 65536), 1);
+        // 256 KiB rows share one set: 32 rows (twice the ways), two tiles of 16, or one of
+        // 32 two-byte words.
+        assert_eq!(group_tiles::<u32>(&emr, 65536), 2);
+        assert_eq!(group_tiles::<u16>(&emr, 1 << 17), 1);
         // Byte tiles read 64 rows, Intel's most a group: one tile a group, while 2-byte
         // tiles of 32 rows go two at a time.
         assert_eq!(group_tiles::<u8>(&emr, 8192), 1);
