@@ -235,16 +235,19 @@ fn parse_size(s: &str) -> Option<usize> {
 ///   with 2 (4096 x 4096 `f32` and `f16`, 2048 x 4096 `f64`; 4000 x 4000 `f32`, whose rows
 ///   spread over the L2 sets, behaved the same, so the limit is the streams one core's
 ///   prefetchers follow, not cache sets): Intel gets 2.
-/// - `group_rows_per_l2_set`: on Intel, a group also keeps its source rows within this many
-///   per L2 set, twice the ways (the lines the L2 streamer fetches ahead of each row must
-///   survive until the group reads them). A `permute([2, 1, 0])` of 256 x 512 x 128 `f32`
-///   reads rows 256 KiB apart, all in one set: on the Xeon VM 0.28x a memcpy with groups of
-///   8 (128 rows). With groups of at most 64 rows (`group_max_rows`), a cap at the ways (16
-///   rows, one tile) gave `[2, 1, 0]` and `[1, 2, 0]` 0.86-0.94x, twice the ways (two tiles)
-///   1.12-1.32x and no cap 1.14-1.21x, the other copies the same within noise. (Before the
-///   64-row limit and the packing of every plane of a streaming copy, one tile had measured
-///   0.78x and two 0.50x.) 0 (no limit) elsewhere: the Zen 3 VM measured its best 2-D
-///   transposes with 32 rows in an 8-way set.
+/// - `group_rows_per_l2_set`: a group also keeps its source rows within this many per L2
+///   set, 32 on every CPU (the lines the L2 streamer fetches ahead of each row must survive
+///   until the group reads them). A `permute([2, 1, 0])` of 256 x 512 x 128 `f32` reads rows
+///   256 KiB apart, all in one set. On the Xeon VM (16-way L2): 0.28x a memcpy with groups of
+///   8 (128 rows); with groups of at most 64 rows (`group_max_rows`), a cap of 16 rows (one
+///   tile) gave `[2, 1, 0]` and `[1, 2, 0]` 0.86-0.94x, 32 rows 1.12-1.32x and no cap
+///   1.14-1.21x, the other copies the same within noise (caches flushed). On a 2-core AMD
+///   EPYC Zen 2 (family 23 model 49) VM (512 KiB 8-way L2), 1 thread: no cap (groups of 8
+///   tiles, 128 rows) 0.51-0.55x, 16 rows 0.88x / 0.52x (`[1, 2, 0]` / `[2, 1, 0]`), 32
+///   rows 1.07-1.09x / 0.78-0.80x, 48 rows 1.02x / 0.72x, 64 rows 0.69x / 0.51x, the 2-D
+///   transposes and the other permutes unchanged (their rows spread over 4 or more sets).
+///   So the count is the same 32 rows on a 16-way and an 8-way L2, not a multiple of the
+///   ways; the Zen 3 VM also measured its best 2-D transposes with 32 rows in an 8-way set.
 /// - `group_max_rows`: on Intel, a group reads at most this many source rows (64; at least
 ///   one tile's `l` whatever the number). On the Xeon VM, with the caches flushed, 64 rows
 ///   a group streamed and 128 did not, whatever the word: 4096 x 4096 `f16` ran at 0.97-1.02x
@@ -289,7 +292,7 @@ pub struct CopyTuning {
     pub prefetch_tiles: usize,
     /// How many packed tiles a group writes side by side along each destination row.
     pub group_lines: usize,
-    /// The most source rows of one packed group that may share an L2 set (0: no limit).
+    /// The most source rows of one packed group that may share an L2 set (0: no limit; 32).
     pub group_rows_per_l2_set: usize,
     /// The most source rows one packed group reads (0: no limit; never below one tile).
     pub group_max_rows: usize,
@@ -335,7 +338,7 @@ impl CopyTuning {
             stream_min_bytes: cpu.llc_bytes.min(STREAM_CAP),
             prefetch_tiles: 2,
             group_lines: if intel { 2 } else { 8 },
-            group_rows_per_l2_set: if intel { 2 * l2_ways } else { 0 },
+            group_rows_per_l2_set: 32,
             group_max_rows: if intel { 64 } else { 0 },
             stage_prefetch_rows: 32,
             read_weight: 2,
@@ -406,7 +409,7 @@ mod tests {
         );
         assert_eq!(
             (t.group_lines, t.group_rows_per_l2_set, t.group_max_rows),
-            (8, 0, 0)
+            (8, 32, 0)
         );
         // An Emerald Rapids core: 48 KiB L1d, 2 MiB 16-way L2; Intel's groups are smaller
         // and capped by the L2 sets.

@@ -555,13 +555,15 @@ mod tests {
         })
     }
 
-    /// Groups hold `group_lines` tiles (fewer where buffer `b` cannot hold them), and on a
-    /// tuning that caps a group's rows per L2 set, fewer where the source rows alias.
+    /// Groups hold `group_lines` tiles (fewer where buffer `b` cannot hold them), and fewer
+    /// where the source rows alias in the L2 sets (32 rows a set).
     #[test]
     fn groups_follow_the_tuning_and_the_l2_sets() {
         let z = zen4();
+        // 16 KiB rows spread over 8 sets of a 128 KiB way: 8 tiles (128 rows), 16 a set.
         assert_eq!(group_tiles::<u32>(&z, 4096), 8);
-        assert_eq!(group_tiles::<u32>(&z, 65536), 8);
+        // 256 KiB rows share one set: 32 rows, two tiles.
+        assert_eq!(group_tiles::<u32>(&z, 65536), 2);
         assert_eq!(group_tiles::<u8>(&z, 8192), 4);
         let emr = CopyTuning::for_cpu(&super::super::cpu::CpuInfo {
             vendor: "GenuineIntel".into(),
@@ -572,7 +574,7 @@ mod tests {
         });
         // 16 KiB rows spread over 8 sets of a 128 KiB way: 2 tiles (32 rows) fit.
         assert_eq!(group_tiles::<u32>(&emr, 4096), 2);
-        // 256 KiB rows share one set: 32 rows (twice the ways), two tiles of 16, or one of
+        // 256 KiB rows share one set: 32 rows, two tiles of 16, or one of
         // 32 two-byte words.
         assert_eq!(group_tiles::<u32>(&emr, 65536), 2);
         assert_eq!(group_tiles::<u16>(&emr, 1 << 17), 1);
