@@ -677,15 +677,21 @@ mod tests {
     /// on three threads.
     #[test]
     fn every_path_matches_an_index_by_index_copy_at_small_sizes() {
+        // Under Miri (SIMD compiled out, every access checked) the 1- and 4-byte words here
+        // and the 8-byte ones on the tiles below; every word size otherwise.
         let (base, lens) = ([2, 11, 9], (3, 5));
         check_paths::<u8>(base, lens, |i| (i % 251) as u8);
-        check_paths::<u16>(base, lens, |i| (i % 65521) as u16);
         check_paths::<u32>(base, lens, |i| i as u32);
-        check_paths::<u64>(base, lens, |i| (i as u64) << 20 | 7);
+        if cfg!(not(miri)) {
+            check_paths::<u16>(base, lens, |i| (i % 65521) as u16);
+            check_paths::<u64>(base, lens, |i| (i as u64) << 20 | 7);
+        }
         // Planes of one or two line-square tiles of 8- and 4-byte words, with ragged edges:
         // the packed loop nests and their edges.
         let (base, lens) = ([2, 17, 19], (5, 3));
-        check_paths::<u32>(base, lens, |i| i as u32);
+        if cfg!(not(miri)) {
+            check_paths::<u32>(base, lens, |i| i as u32);
+        }
         check_paths::<u64>(base, lens, |i| (i as u64) << 20 | 7);
     }
 }

@@ -87,8 +87,8 @@ mod tests {
     fn blocked_runs_visit_every_run_once() {
         let page = CopyTuning::get().page_bytes;
         let cases: [(&[usize], &[isize], &[isize]); 4] = [
-            // permute [1, 0, 2] of 256 x 512 x 128 (runs of 128 words).
-            (&[512, 256], &[128, 65536], &[32768, 128]),
+            // permute [1, 0, 2] of 32 x 16 x 128 (runs of 128 words).
+            (&[16, 32], &[128, 2048], &[4096, 128]),
             // 37 rows: full blocks and a rest; a reversed outer dim.
             (&[5, 37], &[-128, 640], &[4736, 128]),
             // A third dim outside the pair.
