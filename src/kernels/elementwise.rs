@@ -523,7 +523,7 @@ mod tests {
             }
         }
         // 8 rows, the fewest that are staged: one partial tile of rows, two tiles along the
-        // inner dim (few elements, so that it runs under Miri in seconds).
+        // inner dim (about two minutes under Miri).
         check::<i32>(
             8,
             TILE_L + 2,
