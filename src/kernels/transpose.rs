@@ -364,36 +364,6 @@ mod x86 {
         unsafe { four(block_u16_sse2::<STREAM>, 8, src, ss, dst, ds) }
     }
 
-    /// Stores the two 16-byte lanes of each `rows[k]`: lane 0 at `dst + k * ds_bytes`, lane 1
-    /// at `dst + (k + rows.len()) * ds_bytes`, with non-temporal stores when `aligned`.
-    ///
-    /// # Safety
-    /// The 16 bytes at each `dst + k * ds_bytes`, `k < 2 * rows.len()`, are writable;
-    /// `aligned` only if each is 16-byte aligned.
-    #[inline]
-    #[target_feature(enable = "avx2")]
-    unsafe fn store_lanes(rows: &[__m256i], dst: *mut u8, ds_bytes: isize, aligned: bool) {
-        let h = rows.len() as isize;
-        for (k, &row) in rows.iter().enumerate() {
-            let (lo, hi) = (
-                _mm256_castsi256_si128(row),
-                _mm256_extracti128_si256::<1>(row),
-            );
-            // SAFETY: rows k and k + h of the destination (contract).
-            unsafe {
-                let p0 = dst.offset(k as isize * ds_bytes).cast::<__m128i>();
-                let p1 = dst.offset((k as isize + h) * ds_bytes).cast::<__m128i>();
-                if aligned {
-                    _mm_stream_si128(p0, lo);
-                    _mm_stream_si128(p1, hi);
-                } else {
-                    _mm_storeu_si128(p0, lo);
-                    _mm_storeu_si128(p1, hi);
-                }
-            }
-        }
-    }
-
     /// 8 x 8 two-byte words in each 128-bit lane of the 8 rows `r`: lane `i` of result `k` is
     /// row `k` of the transpose of lane `i`'s 8 x 8 block (the SSE2 block's unpacks, twice).
     #[inline]
@@ -467,9 +437,48 @@ mod x86 {
         rows
     }
 
-    /// 16 x 16 two-byte words with AVX2: in-lane 8 x 8 transposes of the top eight source
-    /// rows (destination columns 0..8: rows 0..8 from lane 0, 8..16 from lane 1), then of the
-    /// bottom eight (columns 8..16).
+    /// Loads the 16 bytes at `lo` into lane 0 and the 16 bytes at `hi` into lane 1.
+    ///
+    /// # Safety
+    /// Both 16-byte regions are readable.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn load_pair(lo: *const u8, hi: *const u8) -> __m256i {
+        // SAFETY: the two 16-byte reads the caller vouches for.
+        unsafe { _mm256_loadu2_m128i(hi.cast(), lo.cast()) }
+    }
+
+    /// Stores `rows[k]` (32 bytes) at `dst + k * ds_bytes`: one streaming store when `STREAM`
+    /// and the row is 32-byte aligned, two when it is 16-byte aligned, plain stores otherwise.
+    ///
+    /// # Safety
+    /// The 32 bytes at each `dst + k * ds_bytes`, `k < rows.len()`, are writable.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    unsafe fn store_rows<const STREAM: bool>(rows: &[__m256i], dst: *mut u8, ds_bytes: isize) {
+        let align = (dst as usize | ds_bytes as usize) % 32;
+        for (k, &row) in rows.iter().enumerate() {
+            // SAFETY: row k of the destination (contract); each streaming store's address
+            // has the alignment the instruction needs (checked through `align`, which
+            // covers every row since the stride is a multiple of it too).
+            unsafe {
+                let p = dst.offset(k as isize * ds_bytes);
+                if STREAM && align == 0 {
+                    _mm256_stream_si256(p.cast(), row);
+                } else if STREAM && align == 16 {
+                    _mm_stream_si128(p.cast(), _mm256_castsi256_si128(row));
+                    _mm_stream_si128(p.add(16).cast(), _mm256_extracti128_si256::<1>(row));
+                } else {
+                    _mm256_storeu_si256(p.cast(), row);
+                }
+            }
+        }
+    }
+
+    /// 16 x 16 two-byte words with AVX2. Each register pairs a row of the top half of the
+    /// block (lane 0) with the same row of the bottom half (lane 1), so the in-lane 8 x 8
+    /// transposes leave whole 32-byte destination rows: source columns 0..8 give destination
+    /// rows 0..8, columns 8..16 rows 8..16.
     ///
     /// # Safety
     /// As [`super::BlockFn`] with `MK = 16`, and the CPU must support AVX2 (the caller
@@ -481,26 +490,29 @@ mod x86 {
         dst: *mut u16,
         ds: isize,
     ) {
-        // SAFETY: loads read source rows k < 16 (32 bytes each), stores write 16 bytes at
-        // columns 0 and 8 of destination rows k < 16, as the caller vouches; streaming stores
-        // only on 16-byte aligned rows.
+        // SAFETY: loads read 16 bytes at columns 0 and 8 of source rows k < 16, stores write
+        // destination rows k < 16 (32 bytes each), as the caller vouches.
         unsafe {
-            let ld = |k: isize| _mm256_loadu_si256(src.offset(k * ss).cast());
-            let aligned = STREAM && (dst as usize | (ds * 2) as usize) % 16 == 0;
-            for b in [0, 8] {
+            let ld = |k: isize, c: isize| {
+                load_pair(
+                    src.offset(k * ss + c).cast(),
+                    src.offset((k + 8) * ss + c).cast(),
+                )
+            };
+            for c in [0, 8] {
                 #[rustfmt::skip]
                 let rows = lanes_u16([
-                    ld(b), ld(b + 1), ld(b + 2), ld(b + 3), ld(b + 4), ld(b + 5), ld(b + 6),
-                    ld(b + 7),
+                    ld(0, c), ld(1, c), ld(2, c), ld(3, c), ld(4, c), ld(5, c), ld(6, c),
+                    ld(7, c),
                 ]);
-                store_lanes(&rows, dst.offset(b).cast(), ds * 2, aligned);
+                store_rows::<STREAM>(&rows, dst.offset(c * ds).cast(), ds * 2);
             }
         }
     }
 
-    /// 32 x 32 bytes with AVX2: in-lane 16 x 16 transposes of the top 16 source rows
-    /// (destination columns 0..16: rows 0..16 from lane 0, 16..32 from lane 1), then of the
-    /// bottom 16 (columns 16..32).
+    /// 32 x 32 bytes with AVX2, paired as in [`block_u16_avx2`]: lane 0 holds a row of the
+    /// top 16, lane 1 the same row of the bottom 16, and the in-lane 16 x 16 transposes leave
+    /// whole destination rows (source columns 0..16 give rows 0..16, 16..32 rows 16..32).
     ///
     /// # Safety
     /// As [`super::BlockFn`] with `MK = 32`, and the CPU must support AVX2 (the caller
@@ -512,20 +524,20 @@ mod x86 {
         dst: *mut u8,
         ds: isize,
     ) {
-        // SAFETY: loads read source rows k < 32 (32 bytes each), stores write 16 bytes at
-        // columns 0 and 16 of destination rows k < 32, as the caller vouches; streaming stores
-        // only on 16-byte aligned rows.
+        // SAFETY: loads read 16 bytes at columns 0 and 16 of source rows k < 32, stores write
+        // destination rows k < 32 (32 bytes each), as the caller vouches.
         unsafe {
-            let ld = |k: isize| _mm256_loadu_si256(src.offset(k * ss).cast());
-            let aligned = STREAM && (dst as usize | ds as usize) % 16 == 0;
-            for b in [0, 16] {
+            let ld = |k: isize, c: isize| {
+                load_pair(src.offset(k * ss + c), src.offset((k + 16) * ss + c))
+            };
+            for c in [0, 16] {
                 #[rustfmt::skip]
                 let rows = lanes_u8([
-                    ld(b), ld(b + 1), ld(b + 2), ld(b + 3), ld(b + 4), ld(b + 5), ld(b + 6),
-                    ld(b + 7), ld(b + 8), ld(b + 9), ld(b + 10), ld(b + 11), ld(b + 12),
-                    ld(b + 13), ld(b + 14), ld(b + 15),
+                    ld(0, c), ld(1, c), ld(2, c), ld(3, c), ld(4, c), ld(5, c), ld(6, c),
+                    ld(7, c), ld(8, c), ld(9, c), ld(10, c), ld(11, c), ld(12, c),
+                    ld(13, c), ld(14, c), ld(15, c),
                 ]);
-                store_lanes(&rows, dst.offset(b), ds, aligned);
+                store_rows::<STREAM>(&rows, dst.offset(c * ds), ds);
             }
         }
     }
@@ -643,15 +655,19 @@ mod tests {
         let ss = mk + 3;
         let src: Vec<W> = (0..mk * ss).map(&from).collect();
         let kernels = [W::block_fn(false), W::block_fn(true), block_scalar::<W>];
-        // Destination rows 8 words longer than the block, and rows of 64 bytes more than a
-        // block row at a 64-byte aligned start (where the streaming stores apply).
+        // Destination rows 8 words longer than the block at any start; rows of 64 bytes
+        // more than a block row at a 64-byte aligned start (where 32-byte streaming stores
+        // apply); and rows 16 bytes longer than that at a start 16 bytes past a line, which
+        // are 16- but not 32-byte aligned (16-byte streaming stores).
         let line = 64 / size_of::<W>();
-        for (ds, aligned) in [(mk + 8, false), ((mk + line).next_multiple_of(line), true)] {
+        let wide = (mk + line).next_multiple_of(line);
+        let w16 = 16 / size_of::<W>();
+        for (ds, start) in [(mk + 8, None), (wide, Some(0)), (wide + w16, Some(w16))] {
             for &f in kernels.iter().chain(more) {
-                let mut mem = vec![from(9999); mk * ds + line];
-                let skip = match aligned {
-                    true => (64 - mem.as_ptr() as usize % 64) % 64 / size_of::<W>(),
-                    false => 0,
+                let mut mem = vec![from(9999); mk * ds + 2 * line];
+                let skip = match start {
+                    Some(at) => (64 - mem.as_ptr() as usize % 64) % 64 / size_of::<W>() + at,
+                    None => 0,
                 };
                 let dst = &mut mem[skip..skip + mk * ds];
                 // SAFETY: both buffers hold mk rows of their strides, which exceed mk.
