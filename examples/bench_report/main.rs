@@ -34,16 +34,18 @@ fn main() {
     println!("# stridex bench report\n");
     let (cpu, t) = (stridex::CpuInfo::get(), stridex::CopyTuning::get());
     println!(
-        "CPU: {} ({}); L1d {} KiB, L2 {} KiB ({}-way), LLC {} MiB; AVX2 {}, AVX-512BW {}.\n\
+        "CPU: {} ({}); L1d {} KiB, L2 {} KiB ({}-way), LLC {} MiB ({} CPUs); AVX2 {}, AVX-512BW {}.\n\
          Copy parameters: tile rows {} B, packed planes from {} KiB, L2 way {} KiB, streaming \
          stores above {} MiB, prefetch {} tiles ahead, groups of {} tiles (at most {} rows, {} per L2 set; 0: no limit), row runs blocked {} \
-         at a time, parallel from {} KiB, runs credited up to {} B.\n",
+         at a time, parallel from {} KiB, runs credited up to {} B, transposed operands staged \
+         through {} KiB a thread when the output streams (0: L2 tiles only).\n",
         cpu.model,
         cpu.vendor,
         cpu.l1d_bytes >> 10,
         cpu.l2_bytes >> 10,
         cpu.l2_ways,
         cpu.llc_bytes >> 20,
+        cpu.llc_cpus,
         cpu.avx2,
         cpu.avx512bw,
         t.tile_bytes,
@@ -57,6 +59,7 @@ fn main() {
         t.run_streams,
         t.parallel_bytes >> 10,
         t.page_bytes,
+        t.stage_buffer_bytes >> 10,
     );
     println!(
         "{cores} cores; medians of {reps} runs; REF measured interleaved with every case. \

@@ -35,7 +35,7 @@ pub(crate) struct Plan {
 /// A blocked traversal for inputs whose inner stride is large but which are unit-stride (or
 /// close) along another loop dim `dim`, e.g. `b.t()` in `a + b.t()`.
 ///
-/// The loop dims `dim` and the innermost one are walked in tiles of `rows` x [`TILE_L`]. For
+/// The loop dims `dim` and the innermost one are walked in tiles of `rows` x `cols`. For
 /// each tile, every `staged` input is first copied into a small buffer, reading it along `dim`
 /// (whole cache lines) and writing it transposed, so that the op itself then runs on unit-stride
 /// rows of every operand. Each cache line of a staged input is read once, whatever its stride:
@@ -47,6 +47,9 @@ pub(crate) struct Tile {
     pub(crate) dim: usize,
     /// Tile length along `dim`, in elements.
     pub(crate) rows: usize,
+    /// Tile length along the inner dim, in elements ([`TILE_L`] as planned; the executor may
+    /// widen the tile, see `kernels::staged::widen`).
+    pub(crate) cols: usize,
     /// `staged[k]`: whether operand `k` goes through a tile buffer.
     pub(crate) staged: Vec<bool>,
 }
@@ -167,6 +170,7 @@ fn choose_tile(shape: &[usize], strides: &[Vec<isize>], elem_sizes: &[usize]) ->
     Some(Tile {
         dim,
         rows: (TILE_J_BYTES / narrowest.max(1)).max(1),
+        cols: TILE_L,
         staged,
     })
 }

@@ -51,9 +51,21 @@ pub(crate) unsafe fn execute<const N: usize, K: Runs<N>>(
     let origin: [*mut u8; N] =
         std::array::from_fn(|k| unsafe { bases[k].add(plan.offsets[k] * K::SIZES[k]) });
     let origin = SharedPtr(origin);
-    let items = plan.work_items();
     let threads = threads_for(plan.numel());
     let stream = !K::READS_OUTPUT && super::stream_out::should_stream(plan.numel(), &K::SIZES);
+    // A streaming op stages its transposed operands through LLC-sized tiles where the CPU
+    // has room (Note [copy parameters], `stage_buffer_bytes`).
+    let tuning = super::cpu::CopyTuning::get();
+    let budget = (tuning.stage_buffer_bytes, tuning.page_bytes);
+    let wide = match stream {
+        true => super::staged::widen(plan, &K::SIZES, budget, threads).map(|tile| Plan {
+            tile: Some(tile),
+            ..plan.clone()
+        }),
+        false => None,
+    };
+    let plan = wide.as_ref().unwrap_or(plan);
+    let items = plan.work_items();
     // Each work item writes a disjoint set of output elements (the plan's loop nest visits each
     // index once and the output addresses each element once), so threads never share one.
     for_each_chunk(items, threads, |range| {
@@ -475,9 +487,9 @@ mod tests {
         ]
     }
 
-    /// `a + b.t()` through the staged tiles (buffer rows `pitch` apart): full and partial
-    /// tiles along both tiled dims, and an inner dim longer than one tile row ([`TILE_L`]),
-    /// against the definition.
+    /// `a + b.t()` through the staged tiles (buffer rows `pitch` apart), as planned and
+    /// widened ([`super::super::staged::widen`]): full and partial tiles along both tiled
+    /// dims, and an inner dim longer than one tile row ([`TILE_L`]), against the definition.
     #[test]
     fn staged_transposed_operands_give_the_definition() {
         fn check<T: Element + PartialEq + std::fmt::Debug>(
@@ -501,6 +513,7 @@ mod tests {
                 &[size_of::<T>(); 3],
             );
             assert!(plan_tiles.tile.is_some(), "{rows}x{cols} is staged");
+            let want = |i: usize, j: usize| f(data[i * cols + j], data[j * rows + i]);
             let (out, layout) = zip(
                 Src {
                     storage: &s,
@@ -517,8 +530,45 @@ mod tests {
             let out = out.as_slice();
             for i in 0..rows {
                 for j in 0..cols {
-                    let want = f(data[i * cols + j], data[j * rows + i]);
-                    assert_eq!(out[i * cols + j], want, "{rows}x{cols} at ({i}, {j})");
+                    assert_eq!(out[i * cols + j], want(i, j), "{rows}x{cols} at ({i}, {j})");
+                }
+            }
+            // The widened tiles of a streaming op, at a size that does not stream: a "page"
+            // of twice the planned rows and a budget for 512-element tile rows (under Miri
+            // only for the small cases).
+            if cfg!(miri) && rows * cols > 4096 {
+                return;
+            }
+            let size = size_of::<T>();
+            let planned = plan_tiles.tile.as_ref().unwrap().rows;
+            let page = 2 * planned * size;
+            let tile = super::super::staged::widen(&plan_tiles, &[size; 3], (page * 512, page), 1)
+                .expect("a budget for 512 columns widens the tile");
+            assert_eq!((tile.rows, tile.cols), (2 * planned, 512));
+            let wide = Plan {
+                tile: Some(tile),
+                ..plan_tiles.clone()
+            };
+            let mut got = vec![from(0); rows * cols];
+            let kernel = Map2 {
+                f,
+                _types: PhantomData,
+            };
+            let bases = [
+                got.as_mut_ptr().cast(),
+                s.as_ptr() as *mut u8,
+                s.as_ptr() as *mut u8,
+            ];
+            // SAFETY: the plan addresses `rows x cols` row-major output elements of `got` and
+            // the input elements of `a` and `bt`, which lie in `s`; `got` is not an input.
+            unsafe { execute(&wide, bases, &kernel) };
+            for i in 0..rows {
+                for j in 0..cols {
+                    assert_eq!(
+                        got[i * cols + j],
+                        want(i, j),
+                        "wide {rows}x{cols} at ({i}, {j})"
+                    );
                 }
             }
         }
@@ -534,6 +584,8 @@ mod tests {
         if cfg!(not(miri)) {
             check::<f32>(70, TILE_L + 100, |i| i as f32 * 0.5, |x, y| x - 2.0 * y);
             check::<u8>(300, 301, |i| (i * 7 % 251) as u8, |x, y| x.wrapping_add(y));
+            // Two full widened tiles and a partial one along both dims (128 x 512 of f32).
+            check::<f32>(300, 1100, |i| i as f32 * 0.25, |x, y| x * 3.0 - y);
         }
     }
 

@@ -6,6 +6,11 @@
 //! (whole cache lines, through the copy kernel's in-register block transposes) and written
 //! transposed; the op then runs on unit-stride rows of every operand.
 //!
+//! An op whose output streams (larger than the last-level cache) stages through a larger
+//! tile where the LLC has room ([`widen`]): a page of each staged row by a page of each
+//! output row, so the gather reads the operand in page-long runs rather than 256-byte ones,
+//! with the buffer in the LLC rather than the L2.
+//!
 //! The gather and the op run one after the other, tile by tile, into one buffer per staged
 //! operand that stays in L2. Overlapping them was measured slower on the Xeon VM of Note
 //! [copy parameters] (`a + b.t()`, 4096 x 4096 `f32`, one thread): gathering the next tile
@@ -22,7 +27,42 @@ use super::tile::prefetch;
 use super::transpose::Word;
 use super::unravel::unravel_offsets;
 use crate::iter::Plan;
-use crate::iter::plan::{TILE_L, Tile};
+use crate::iter::plan::Tile;
+
+/// The tile of `plan` (planned L2-sized) widened for an op whose output streams: `page_bytes`
+/// of the narrowest staged operand along the tile dim by `budget / page_bytes` elements
+/// along the inner dim (at most 4096), when those are at least 512 elements, `budget`
+/// (`CopyTuning::stage_buffer_bytes`) covers every staged operand's buffer, and the tiles
+/// still give each of `threads` threads a work item. `None` keeps the planned tile.
+/// `sizes` are the operands' element sizes.
+pub(super) fn widen(
+    plan: &Plan,
+    sizes: &[usize],
+    (budget, page_bytes): (usize, usize),
+    threads: usize,
+) -> Option<Tile> {
+    let tile = plan.tile.as_ref()?;
+    let staged = || {
+        (0..sizes.len())
+            .filter(|&k| tile.staged[k])
+            .map(|k| sizes[k])
+    };
+    let narrowest = staged().min()?;
+    let per_elem: usize = staged().sum();
+    let rows = page_bytes / narrowest;
+    let cols = (budget / rows.checked_mul(per_elem)?.max(1)).min(4096);
+    let len_j = plan.shape[tile.dim];
+    let outer: usize = (0..plan.inner())
+        .filter(|&d| d != tile.dim)
+        .map(|d| plan.shape[d])
+        .product();
+    let items = outer.saturating_mul(len_j.div_ceil(rows.max(1)));
+    (rows > tile.rows && cols >= 512 && items >= threads).then(|| Tile {
+        rows,
+        cols,
+        ..tile.clone()
+    })
+}
 
 /// Runs work items `lo..hi` of a tiled plan (see [`Tile`] and the [module docs](self)),
 /// writing the output through non-temporal stores when `stream`.
@@ -41,18 +81,19 @@ pub(super) unsafe fn run_tiles<const N: usize, K: Runs<N>>(
     let (j, len_j, len_l) = (tile.dim, plan.shape[tile.dim], plan.shape[inner]);
     let rows = tile.rows.min(len_j);
     // A tile row is `tl <= ld` elements: a full tile row, or the whole inner dim if shorter.
-    // Buffer rows are `pitch` elements apart, 16 more than `ld` (a line of f32): at `ld` alone (8 KiB of
-    // f32) every row would start in the same L1 set, and the block transposes, which write
+    // Buffer rows are `pitch` elements apart, 16 more than `ld` (a line of f32): at `ld` alone
+    // (8 KiB of f32 in an L2-sized tile) every row would start in the same L1 set, and the block transposes, which write
     // 32 bytes into each of the tile's 64 rows in turn, would evict each row's line before its
     // second half was written (on the Xeon VM of Note [copy parameters], `a + b.t()` at 4096^2
     // f32 spent a third of its time on those stores).
-    let ld = TILE_L.min(len_l);
+    let ld = tile.cols.min(len_l);
     let pitch = ld + 16;
     let bstr = byte_strides(plan, &K::SIZES);
     let outer_dims: Vec<usize> = (0..inner).filter(|&d| d != j).collect();
     let outer_shape: Vec<usize> = outer_dims.iter().map(|&d| plan.shape[d]).collect();
     let outer_bstr: Vec<[isize; N]> = outer_dims.iter().map(|&d| bstr[d]).collect();
     let blocks = len_j.div_ceil(tile.rows);
+    let page_bytes = super::cpu::CopyTuning::get().page_bytes;
     // One `rows x pitch` buffer per staged operand, in u64 words (aligned for every element
     // type). Left uninitialized: each tile's kernel reads only the `tj x tl` elements its gather
     // wrote just before (filling it with zeros cost as much as staging a small op's tiles).
@@ -89,6 +130,7 @@ pub(super) unsafe fn run_tiles<const N: usize, K: Runs<N>>(
                     tj,
                     tl,
                     ld: pitch,
+                    prefetch: tj * K::SIZES[k] < page_bytes,
                 };
                 // SAFETY: the tile's elements `(j0 + jj, l0 + l)` for `jj < tj <= rows`,
                 // `l < tl <= ld` are addressed by the plan (in bounds, initialized inputs);
@@ -127,13 +169,16 @@ pub(super) unsafe fn run_tiles<const N: usize, K: Runs<N>>(
 }
 
 /// Copies a `tj x tl` tile whose element `(jj, l)` is at `src + jj * sj + l * sl` (strides in
-/// elements) into a buffer at `jj * ld + l`: the tile transposed into rows of the buffer.
+/// elements) into a buffer at `jj * ld + l`: the tile transposed into rows of the buffer,
+/// prefetching the source rows ahead when `prefetch` (runs shorter than a page, which the
+/// hardware prefetchers do not follow far enough).
 struct Gather {
     sj: isize,
     sl: isize,
     tj: usize,
     tl: usize,
     ld: usize,
+    prefetch: bool,
 }
 
 impl Gather {
@@ -164,7 +209,14 @@ impl Gather {
     /// # Safety
     /// As [`Gather::run`].
     unsafe fn words<W: Word>(&self, src: *const W, dst: *mut W) {
-        let Gather { sj, sl, tj, tl, ld } = *self;
+        let Gather {
+            sj,
+            sl,
+            tj,
+            tl,
+            ld,
+            prefetch: ahead,
+        } = *self;
         let ahead_rows = super::cpu::CopyTuning::get().stage_prefetch_rows;
         let mk = W::MK;
         let (full_j, full_l) = match sj {
@@ -179,7 +231,7 @@ impl Gather {
             // stride all rows fall into the same few cache sets, so a line left for later
             // would be evicted long before the walk came back to it.)
             for l0 in (0..full_l).step_by(mk) {
-                for r in 0..mk {
+                for r in (0..mk).filter(|_| ahead) {
                     let ahead = src.wrapping_offset((l0 + ahead_rows + r) as isize * sl);
                     for j0 in (0..tj).step_by(line) {
                         prefetch(ahead.wrapping_add(j0).cast());
@@ -207,7 +259,9 @@ impl Gather {
             if jj_start == tj {
                 continue;
             }
-            prefetch(src.wrapping_offset((l + ahead_rows) as isize * sl).cast());
+            if ahead {
+                prefetch(src.wrapping_offset((l + ahead_rows) as isize * sl).cast());
+            }
             // SAFETY: `l < tl` and `jj < tj`: a tile element and a buffer slot (contract).
             unsafe {
                 let s = src.offset(l as isize * sl);
@@ -217,5 +271,50 @@ impl Gather {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `a + b.t()` over `rows x cols` of `size`-byte elements, planned.
+    fn plan(rows: usize, cols: usize, size: usize) -> Plan {
+        let (a, bt) = (vec![cols as isize, 1], vec![1, rows as isize]);
+        Plan::new(
+            &[rows, cols],
+            vec![a.clone(), a, bt],
+            vec![0; 3],
+            &[size; 3],
+        )
+    }
+
+    #[test]
+    fn widened_tiles_run_a_page_each_way_when_the_budget_allows() {
+        // f32 4096^2 at 4 MiB: 1024 x 1024 (a page of the staged rows, 4 KiB of the output's).
+        let p = plan(4096, 4096, 4);
+        let t = widen(&p, &[4; 3], (4 << 20, 4096), 2).unwrap();
+        assert_eq!(
+            (t.dim, t.rows, t.cols, &t.staged),
+            (0, 1024, 1024, &p.tile.unwrap().staged)
+        );
+        // f16 and u8 runs are a page too; the columns stay at most 4096.
+        let t = widen(&plan(8192, 8192, 1), &[1; 3], (32 << 20, 4096), 1).unwrap();
+        assert_eq!((t.rows, t.cols), (4096, 4096));
+        let t = widen(&plan(4096, 4096, 2), &[2; 3], (4 << 20, 4096), 1).unwrap();
+        assert_eq!((t.rows, t.cols), (2048, 1024));
+    }
+
+    #[test]
+    fn widening_is_refused_without_room_or_work_for_every_thread() {
+        let p = plan(4096, 4096, 4);
+        // No budget, or too small a one for 512 columns.
+        assert_eq!(widen(&p, &[4; 3], (0, 4096), 1), None);
+        assert_eq!(widen(&p, &[4; 3], (1 << 20, 4096), 1), None);
+        // 4 tiles of 1024 rows for 8 threads.
+        assert_eq!(widen(&p, &[4; 3], (4 << 20, 4096), 8), None);
+        // Not tiled at all.
+        let plain = Plan::new(&[64, 64], vec![vec![64, 1]; 3], vec![0; 3], &[4; 3]);
+        assert_eq!(widen(&plain, &[4; 3], (4 << 20, 4096), 1), None);
     }
 }
