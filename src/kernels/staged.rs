@@ -30,11 +30,11 @@ use crate::iter::Plan;
 use crate::iter::plan::Tile;
 
 /// The tile of `plan` (planned L2-sized) widened for an op whose output streams: `page_bytes`
-/// of the narrowest staged operand along the tile dim by `budget / page_bytes` elements
-/// along the inner dim (at most 4096), when those are at least 512 elements, `budget`
-/// (`CopyTuning::stage_buffer_bytes`) covers every staged operand's buffer, and the tiles
-/// still give each of `threads` threads a work item. `None` keeps the planned tile.
-/// `sizes` are the operands' element sizes.
+/// of the narrowest staged operand along the tile dim (`rows`), and along the inner dim as
+/// many elements as `budget` (`CopyTuning::stage_buffer_bytes`) holds for `rows` of every
+/// staged operand (at most 4096; 1024 for one `f32` operand at 4 MiB). `None`, keeping the
+/// planned tile, when that is fewer than 512 elements, no more rows than planned, or fewer
+/// work items than `threads`. `sizes` are the operands' element sizes.
 pub(super) fn widen(
     plan: &Plan,
     sizes: &[usize],
@@ -82,9 +82,9 @@ pub(super) unsafe fn run_tiles<const N: usize, K: Runs<N>>(
     let rows = tile.rows.min(len_j);
     // A tile row is `tl <= ld` elements: a full tile row, or the whole inner dim if shorter.
     // Buffer rows are `pitch` elements apart, 16 more than `ld` (a line of f32): at `ld` alone
-    // (8 KiB of f32 in an L2-sized tile) every row would start in the same L1 set, and the block transposes, which write
-    // 32 bytes into each of the tile's 64 rows in turn, would evict each row's line before its
-    // second half was written (on the Xeon VM of Note [copy parameters], `a + b.t()` at 4096^2
+    // (8 KiB of f32 in an L2-sized tile) every row would start in the same L1 set, and the
+    // block transposes, which write 32 bytes into each of the tile's 64 rows in turn, would
+    // evict each row's line before its second half was written (on the Xeon VM of Note [copy parameters], `a + b.t()` at 4096^2
     // f32 spent a third of its time on those stores).
     let ld = tile.cols.min(len_l);
     let pitch = ld + 16;
@@ -215,7 +215,7 @@ impl Gather {
             tj,
             tl,
             ld,
-            prefetch: ahead,
+            prefetch: prefetching,
         } = *self;
         let ahead_rows = super::cpu::CopyTuning::get().stage_prefetch_rows;
         let mk = W::MK;
@@ -231,7 +231,7 @@ impl Gather {
             // stride all rows fall into the same few cache sets, so a line left for later
             // would be evicted long before the walk came back to it.)
             for l0 in (0..full_l).step_by(mk) {
-                for r in (0..mk).filter(|_| ahead) {
+                for r in (0..mk).filter(|_| prefetching) {
                     let ahead = src.wrapping_offset((l0 + ahead_rows + r) as isize * sl);
                     for j0 in (0..tj).step_by(line) {
                         prefetch(ahead.wrapping_add(j0).cast());
@@ -259,7 +259,7 @@ impl Gather {
             if jj_start == tj {
                 continue;
             }
-            if ahead {
+            if prefetching {
                 prefetch(src.wrapping_offset((l + ahead_rows) as isize * sl).cast());
             }
             // SAFETY: `l < tl` and `jj < tj`: a tile element and a buffer slot (contract).
