@@ -55,15 +55,17 @@ pub(crate) unsafe fn execute<const N: usize, K: Runs<N>>(
     let stream = !K::READS_OUTPUT && super::stream_out::should_stream(plan.numel(), &K::SIZES);
     // A streaming op stages its transposed operands through LLC-sized tiles where the CPU
     // has room (Note [copy parameters], `stage_buffer_bytes`).
-    let tuning = super::cpu::CopyTuning::get();
-    let budget = (tuning.stage_buffer_bytes, tuning.page_bytes);
-    let wide = match stream {
-        true => super::staged::widen(plan, &K::SIZES, budget, threads).map(|tile| Plan {
+    let wide = stream
+        .then(|| {
+            let tuning = super::cpu::CopyTuning::get();
+            let budget = (tuning.stage_buffer_bytes, tuning.page_bytes);
+            super::staged::widen(plan, &K::SIZES, budget, threads)
+        })
+        .flatten()
+        .map(|tile| Plan {
             tile: Some(tile),
             ..plan.clone()
-        }),
-        false => None,
-    };
+        });
     let plan = wide.as_ref().unwrap_or(plan);
     let items = plan.work_items();
     // Each work item writes a disjoint set of output elements (the plan's loop nest visits each
@@ -513,7 +515,19 @@ mod tests {
                 &[size_of::<T>(); 3],
             );
             assert!(plan_tiles.tile.is_some(), "{rows}x{cols} is staged");
-            let want = |i: usize, j: usize| f(data[i * cols + j], data[j * rows + i]);
+            // `got` (row-major `rows x cols`) against the definition.
+            let check_out = |got: &[T], what: &str| {
+                for i in 0..rows {
+                    for j in 0..cols {
+                        let want = f(data[i * cols + j], data[j * rows + i]);
+                        assert_eq!(
+                            got[i * cols + j],
+                            want,
+                            "{what} {rows}x{cols} at ({i}, {j})"
+                        );
+                    }
+                }
+            };
             let (out, layout) = zip(
                 Src {
                     storage: &s,
@@ -527,12 +541,7 @@ mod tests {
             )
             .unwrap();
             assert!(layout.is_contiguous());
-            let out = out.as_slice();
-            for i in 0..rows {
-                for j in 0..cols {
-                    assert_eq!(out[i * cols + j], want(i, j), "{rows}x{cols} at ({i}, {j})");
-                }
-            }
+            check_out(out.as_slice(), "planned");
             // The widened tiles of a streaming op, at a size that does not stream: a "page"
             // of twice the planned rows and a budget for 512-element tile rows (under Miri
             // only for the small cases).
@@ -562,15 +571,7 @@ mod tests {
             // SAFETY: the plan addresses `rows x cols` row-major output elements of `got` and
             // the input elements of `a` and `bt`, which lie in `s`; `got` is not an input.
             unsafe { execute(&wide, bases, &kernel) };
-            for i in 0..rows {
-                for j in 0..cols {
-                    assert_eq!(
-                        got[i * cols + j],
-                        want(i, j),
-                        "wide {rows}x{cols} at ({i}, {j})"
-                    );
-                }
-            }
+            check_out(&got, "widened");
         }
         // 8 rows, the fewest that are staged: one partial tile of rows, two tiles along the
         // inner dim (about two minutes under Miri).
