@@ -670,6 +670,11 @@ mod tests {
         check_paths::<u16>(base, lens, |i| (i % 65521) as u16);
         check_paths::<u32>(base, lens, |i| i as u32);
         check_paths::<u64>(base, lens, |i| (i as u64) << 20 | 7);
+        // Source rows of 61 words: 3 lines of `u32` and 7 of `u64` in tiles, read as
+        // whole-row blocks (`tile::block_steps`).
+        let (base, lens) = ([3, 301, 61], (50, 64));
+        check_paths::<u32>(base, lens, |i| i as u32);
+        check_paths::<u64>(base, lens, |i| (i as u64) << 20 | 7);
     }
 
     /// The same paths at the sizes Miri can afford (seconds, not hours): partial tiles whose

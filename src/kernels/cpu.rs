@@ -279,6 +279,19 @@ fn parse_size(s: &str) -> Option<usize> {
 /// - `stage_prefetch_rows`: the elementwise executor, staging a transposed operand through a
 ///   tile buffer (`kernels/elementwise.rs`), prefetches the source rows this many rows ahead
 ///   of the block it transposes (32: the rows of two 16-row blocks of 4-byte words).
+/// - Whole-row blocks (not a field: `BLOCK_STEPS` and `BLOCK_BYTES` in `kernels/tile.rs`,
+///   the rule in `tile::block_steps`): a packed group whose source rows are 2 to 8 lines
+///   long in tiles (`permute([0, 2, 1])` and `[2, 0, 1]` of 256 x 512 x 128 `f32`, NHWC to
+///   NCHW) reads those rows whole, through 64 KiB buffers, instead of one line a row per
+///   pass: on the Zen 2 VM, 0.72x a memcpy -> 0.94x for both permutes, 0.84x -> 0.99x (`f32`)
+///   and 0.70x -> 0.94x (`f16`) for NHWC to NCHW. Longer rows keep the passes (a 4096 x 4096
+///   transpose in blocks of 8 lines ran 15% slower), and so do rows sharing an L2 set.
+///   Measuring these on a 2-vCPU VM: a probe run outside a 1-thread pool splits the copy
+///   over rayon's two threads whenever the second wakes in time (5.4 against 10 ms for the
+///   same transpose, which once looked like a bimodal machine); and sources on 2 MiB pages
+///   (every stridex allocation of 2 MiB or more) put rows 256 KiB apart into the same cache
+///   sets physically, so `permute([1, 2, 0])` / `[2, 1, 0]` took 7.1-9.6 ms in one run of
+///   the process and 17-20 ms in another minutes later, whatever the kernel.
 /// - `read_weight`, `write_weight`: the cost model that orders a packed copy's loops
 ///   (`kernels/tile_nest.rs`) charges `weight * page / run` per side, where `run` is how many
 ///   bytes a stream runs before the walk jumps; reads weigh 2, writes 1 (a read waits for

@@ -51,6 +51,7 @@ mod staged;
 mod stream_out;
 pub(crate) mod strided_small;
 pub(crate) mod tile;
+mod tile_group;
 mod tile_nest;
 pub(crate) mod transpose;
 pub(crate) mod unravel;

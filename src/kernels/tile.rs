@@ -12,114 +12,21 @@
 //! touched exactly once. Tiles go in groups side by side along the destination rows
 //! (`CopyTuning::group_lines`: 8 on AMD, 2 on Intel, whose prefetchers follow fewer source
 //! rows), so each destination row gets several lines back to back: a memory controller
-//! writes runs of lines far faster than lines scattered one per row. Planes too small for
-//! one tile, and strided sources, take square
-//! tiles of blocks directly, and so do planes small enough to stay in the L2 cache in a copy
+//! writes runs of lines far faster than lines scattered one per row. Where the tiled part of
+//! each source row is only 2 to 8 lines long (`permute([0, 2, 1])` and `permute([2, 0, 1])`
+//! of 256 x 512 x 128 `f32`, NHWC to NCHW), a group reads those rows whole: a whole-row
+//! block (`steps` tiles down each column of the group, see
+//! [`block_steps`]) reads the group's source region front
+//! to back instead of in `steps` strided passes. Planes too small for one tile, and strided
+//! sources, take square tiles of blocks directly, and so do planes small enough to stay in
+//! the L2 cache in a copy
 //! that does not stream, where the buffers cost more than the conflicts.
 
-use std::mem::MaybeUninit;
-
 use super::cpu::CopyTuning;
+use super::tile_group::{
+    BLOCK_BYTES, Buffers, GROUP_BYTES, LINE, block_steps, group_tiles, line, rows_alias_in_l2,
+};
 use super::transpose::{BlockFn, Word, write_line};
-
-/// How many distinct sets of the L2 cache (`tuning.l2_way_bytes` a way) the starts of rows
-/// `stride` bytes apart fall into: they repeat every `way / gcd(stride, way)` rows, so a
-/// 256 KiB stride (the outer dim of a 3-dim permute) puts every row in one set, a 1 KiB
-/// stride (a 256 x 256 `f32` transpose) spreads them over 64 of a 64 KiB way. 0 for a zero
-/// stride (every row is the same one).
-fn l2_sets(stride: usize, tuning: &CopyTuning) -> usize {
-    if stride == 0 {
-        return 0;
-    }
-    let way = tuning.l2_way_bytes;
-    let (mut a, mut b) = (stride % way, way);
-    while a != 0 {
-        (a, b) = (b % a, a);
-    }
-    way / b
-}
-
-/// Whether `rows` rows `stride` bytes apart, read or written side by side, need more lines of
-/// one L2 set than it has ways ([`l2_sets`]; `tuning.l2_ways`, see
-/// [Note [copy parameters]](super::cpu::CopyTuning)).
-fn rows_alias_in_l2(stride: usize, rows: usize, tuning: &CopyTuning) -> bool {
-    match l2_sets(stride, tuning) {
-        0 => false,
-        sets => rows.div_ceil(sets) > tuning.l2_ways,
-    }
-}
-
-/// Bytes of one side of a packed tile: a cache line.
-const LINE: usize = 64;
-
-/// Words in a cache line: the side of a packed tile (a multiple of every `Word::MK`).
-pub(super) const fn line<W>() -> usize {
-    LINE / std::mem::size_of::<W>()
-}
-
-/// The two buffers a packed group of tiles passes through (on the stack of the thread
-/// copying): `a` (one tile, [`TILE_BYTES`]) at the start, and `b` (up to [`GROUP_BYTES`],
-/// the group's tiles side by side) [`B_SHIFT`] bytes after `a`'s end.
-///
-/// Were `b` exactly `LINE * LINE` = 4 KiB after `a`, every row the block transposes write
-/// into `b` would share its address bits 0..12 with the row of `a` they read next, which a
-/// CPU cannot tell from a store to the same address until the full addresses compare (4K
-/// aliasing). The shift keeps the rows apart whatever the compiler does with the stack (a
-/// precaution: on the Zen 4 VM measured, 0 and 2048 bytes timed the same).
-pub(super) struct Buffers {
-    mem: Packed2,
-}
-
-/// Bytes of one packed tile, whatever its word size: `l` words square, `l` words a line.
-const TILE_BYTES: usize = LINE * LINE;
-
-/// Bytes of buffer `b`: the most a group of packed tiles holds (half a 32 KiB L1d, so the
-/// group stays in L1 between its transposes and its writes beside buffer `a`).
-const GROUP_BYTES: usize = 16 << 10;
-
-/// Room for both buffers and the shift between them.
-#[repr(C, align(64))]
-struct Packed2([MaybeUninit<u8>; TILE_BYTES + B_SHIFT + GROUP_BYTES]);
-
-/// Bytes between the end of buffer `a` and the start of buffer `b`: half a page, so rows of
-/// `a` and `b` never share their page offsets.
-const B_SHIFT: usize = 2048;
-
-impl Buffers {
-    pub(super) fn new() -> Buffers {
-        Buffers {
-            mem: Packed2([MaybeUninit::uninit(); TILE_BYTES + B_SHIFT + GROUP_BYTES]),
-        }
-    }
-
-    /// Buffer `a` ([`TILE_BYTES`]) and buffer `b` ([`GROUP_BYTES`]), 64-byte aligned,
-    /// disjoint.
-    fn split(&mut self) -> (*mut u8, *mut u8) {
-        let base = self.mem.0.as_mut_ptr().cast::<u8>();
-        // `b` ends at TILE_BYTES + B_SHIFT + GROUP_BYTES, the end of the array.
-        (base, base.wrapping_add(TILE_BYTES + B_SHIFT))
-    }
-}
-
-/// The most packed tiles of `W` one group holds for source columns `src_col` words apart:
-/// `tuning.group_lines` (the destination lines each row of a group writes back to back), at
-/// most what buffer `b` holds, where `tuning.group_max_rows` is set at most that many source
-/// rows (`l` a tile), and where `tuning.group_rows_per_l2_set` is set, few enough that the
-/// group's source rows put at most that many lines in one L2 set ([`l2_sets`]); at least 1.
-pub(super) fn group_tiles<W>(tuning: &CopyTuning, src_col: isize) -> usize {
-    let l = line::<W>();
-    let mut g = tuning.group_lines.clamp(1, GROUP_BYTES / (l * LINE));
-    if tuning.group_max_rows != 0 {
-        g = g.min(tuning.group_max_rows / l).max(1);
-    }
-    let stride = src_col
-        .unsigned_abs()
-        .saturating_mul(std::mem::size_of::<W>());
-    match (tuning.group_rows_per_l2_set, l2_sets(stride, tuning)) {
-        (0, _) | (_, 0) => g,
-        (per_set, sets) => g.min(sets.saturating_mul(per_set) / l).max(1),
-    }
-}
 
 /// How a packed plane splits: full `l x l` tiles over rows `0..rt` and columns
 /// `cs..cs + ct` (`cs` puts the destination's lines on cache-line boundaries), and the edges.
@@ -304,17 +211,24 @@ impl Tile2d {
         let ahead = tuning.prefetch_tiles as isize * li;
         let g = group_tiles::<W>(tuning, self.src_col);
         let tiles = p.ct / l;
+        let steps = block_steps::<W>(p.rt, g, self.src_col, tuning);
+        let ahead = if steps > 1 {
+            (g * l) as isize * self.src_col
+        } else {
+            ahead
+        };
         for t0 in (0..tiles).step_by(g) {
             let c0 = (p.cs + t0 * l) as isize;
-            for r0 in (0..p.rt as isize).step_by(l) {
-                // SAFETY: rows r0..r0 + l <= rt <= rows and the group's columns c0..c0 +
-                // l * min(g, tiles - t0) <= cs + ct <= cols lie in the plane (contract).
+            for r0 in (0..p.rt as isize).step_by(l * steps) {
+                // SAFETY: rows r0..r0 + l * steps <= rt <= rows (steps divides rt / l or is
+                // 1) and the group's columns c0..c0 + l * min(g, tiles - t0) <= cs + ct <=
+                // cols lie in the plane (contract).
                 unsafe {
                     self.packed_group(
                         &mut bufs,
                         src.offset(r0 + c0 * self.src_col),
                         dst.offset(r0 * self.dst_row + c0),
-                        (g.min(tiles - t0), ahead),
+                        (g.min(tiles - t0), steps, ahead),
                         stream,
                     )
                 };
@@ -324,66 +238,116 @@ impl Tile2d {
         unsafe { self.edges(&p, src, dst, W::block_fn(stream)) };
     }
 
-    /// Copies the group of `tiles` packed `l x l` tiles (`l = line::<W>()`) side by side along
-    /// the destination's rows, whose first element is at `src` and `dst`, through the buffers:
-    /// each source column's line read whole into `a` and transposed in registers into `b`,
-    /// tile by tile; then each destination row's `tiles` lines written whole, back to back.
-    /// Prefetches the line `ahead` words further along each source column (a hint: any
-    /// address is harmless).
+    /// Copies the group of `tiles x steps` packed `l x l` tiles (`l = line::<W>()`): `tiles`
+    /// side by side along the destination's rows, `steps` down its columns, whose first
+    /// element is at `src` and `dst`, through the buffers: each source column's `steps`
+    /// lines read whole into `a` and transposed in registers into `b`, `steps` tiles a column
+    /// of the group; then each of the `steps * l` destination rows' `tiles` lines written
+    /// whole, back to back. Prefetches the `steps` lines `ahead` words further along each
+    /// source column (a hint: any address is harmless).
     ///
     /// The group exists for the writes: one line per destination row and then a jump (a
     /// single tile's pattern, when the rows are far apart) streamed at 0.53-0.62x a memcpy on
-    /// a Zen 3 core, four to eight lines per row at 0.9-1.3x.
+    /// a Zen 3 core, four to eight lines per row at 0.9-1.3x. More than one step (a whole-row
+    /// block, [`block_steps`]) is for the reads: the group's source rows read front to back.
     ///
     /// # Safety
-    /// `tiles <= group_tiles::<W>(CopyTuning::get(), self.src_col)`, or any count whose tiles fit
-    /// [`GROUP_BYTES`]. The group's `tiles * l` source columns (`l` words each, `src_col`
-    /// apart) are readable, its `l` destination rows (`tiles * l` words each, `dst_row`
-    /// apart) writable, not overlapping; `src_row == 1`.
+    /// For one step, `tiles <= group_tiles::<W>(CopyTuning::get(), self.src_col)`, or any
+    /// count whose tiles fit [`GROUP_BYTES`]; for more, `tiles * steps` tiles fit
+    /// [`BLOCK_BYTES`] (as [`block_steps`] ensures). The group's `tiles * l` source columns
+    /// (`steps * l` words each, `src_col` apart) are readable, its `steps * l` destination
+    /// rows (`tiles * l` words each, `dst_row` apart) writable, not overlapping;
+    /// `src_row == 1`.
     #[inline]
     pub(super) unsafe fn packed_group<W: Word>(
         &self,
         bufs: &mut Buffers,
         src: *const W,
         dst: *mut W,
-        (tiles, ahead): (usize, isize),
+        (tiles, steps, ahead): (usize, usize, isize),
         stream: bool,
     ) {
+        // SAFETY: forwarded.
+        unsafe {
+            if steps <= 1 {
+                self.packed_steps::<W, 1>(bufs, src, dst, (tiles, 1, ahead), stream)
+            } else {
+                self.packed_steps::<W, 0>(bufs, src, dst, (tiles, steps, ahead), stream)
+            }
+        }
+    }
+
+    /// [`Tile2d::packed_group`] with `S` steps, or `steps` when `S` is 0: with the one step
+    /// of a group known when compiled, its line copies and offsets fold to constants (a
+    /// 4096 x 4096 `f32` transpose ran 20% slower with the count read at run time).
+    ///
+    /// # Safety
+    /// As [`Tile2d::packed_group`], with `steps == S` when `S > 0`.
+    #[inline(always)]
+    unsafe fn packed_steps<W: Word, const S: usize>(
+        &self,
+        bufs: &mut Buffers,
+        src: *const W,
+        dst: *mut W,
+        (tiles, steps, ahead): (usize, usize, isize),
+        stream: bool,
+    ) {
+        let steps = if S > 0 { S } else { steps };
         let (l, mk) = (line::<W>(), W::MK);
-        let li = l as isize;
-        let tile = li * li;
-        debug_assert!(tiles * l * l * std::mem::size_of::<W>() <= GROUP_BYTES);
+        let (li, si) = (l as isize, steps as isize);
+        let (tile, run) = (li * li, si * li);
+        let tile_bytes = l * LINE;
+        debug_assert!(if steps <= 1 {
+            tiles * tile_bytes <= GROUP_BYTES
+        } else {
+            tiles * steps * tile_bytes <= BLOCK_BYTES
+        });
         let block = W::block_fn(false);
-        // `l * l` words of `W` are exactly TILE_BYTES, so `a` holds one tile and `b` (at
-        // most GROUP_BYTES, contract) the group; both are aligned to 64 >= align_of::<W>().
-        let (pa, pb) = bufs.split();
+        // A tile is `l * l` words, `l * LINE` bytes (at most TILE_BYTES). For one step `a`
+        // holds one tile and `b` the group's (at most GROUP_BYTES, contract); for more, `a`
+        // holds `steps` tiles and `b` the block's `tiles * steps` (at most BLOCK_BYTES,
+        // contract; `a`'s are fewer). Both are aligned to 64 >= align_of::<W>().
+        let (pa, pb) = bufs.split(steps);
         let (pa, pb) = (pa.cast::<W>(), pb.cast::<W>());
-        // SAFETY: source column j * l + k holds l contiguous words (src_row == 1); buffer row
-        // k (l words) is inside `a`, tile j of `b` inside `b` (tiles fit, contract). Every
-        // word of `a` is written before the blocks read it, and every word of the group's
-        // tiles of `b` before the lines are written out; the buffers are local, so nothing
-        // overlaps.
+        // SAFETY: source column j * l + k holds `run` contiguous words (src_row == 1); buffer
+        // row k (`run` words) is inside `a`, tile (st, j) of `b` inside `b` (tiles fit,
+        // contract). Every word of `a` is written before the blocks read it, and every word
+        // of the group's tiles of `b` before the lines are written out; the buffers are local,
+        // so nothing overlaps.
         unsafe {
             for j in 0..tiles as isize {
-                let (s0, bj) = (src.offset(j * li * self.src_col), pb.offset(j * tile));
+                let s0 = src.offset(j * li * self.src_col);
                 for k in 0..li {
                     let s = s0.offset(k * self.src_col);
                     if ahead != 0 {
-                        prefetch(s.wrapping_offset(ahead).cast());
+                        for st in 0..si {
+                            prefetch(s.wrapping_offset(ahead + st * li).cast());
+                        }
                     }
-                    std::ptr::copy_nonoverlapping(s, pa.offset(k * li), l);
+                    // Line by line: a copy of constant length compiles to vector moves.
+                    for st in 0..si {
+                        let at = st * li;
+                        std::ptr::copy_nonoverlapping(s.offset(at), pa.offset(k * run + at), l);
+                    }
                 }
-                // b_j[i][k] = a[k][i], MK x MK blocks at a time (rows of l words).
-                for kb in (0..li).step_by(mk) {
-                    for ib in (0..li).step_by(mk) {
-                        block(pa.offset(kb * li + ib), li, bj.offset(ib * li + kb), li);
+                // Tile (st, j) of `b`: b[i][k] = a[k][st * l + i], MK x MK blocks at a time.
+                for st in 0..si {
+                    let bt = pb.offset((st * tiles as isize + j) * tile);
+                    for kb in (0..li).step_by(mk) {
+                        for ib in (0..li).step_by(mk) {
+                            let a = pa.offset(kb * run + st * li + ib);
+                            block(a, run, bt.offset(ib * li + kb), li);
+                        }
                     }
                 }
             }
-            for i in 0..li {
-                let d = dst.offset(i * self.dst_row);
-                for j in 0..tiles as isize {
-                    write_line(pb.offset(j * tile + i * li), d.offset(j * li), l, stream);
+            for st in 0..si {
+                let bs = pb.offset(st * tiles as isize * tile);
+                for i in 0..li {
+                    let d = dst.offset((st * li + i) * self.dst_row);
+                    for j in 0..tiles as isize {
+                        write_line(bs.offset(j * tile + i * li), d.offset(j * li), l, stream);
+                    }
                 }
             }
         }
@@ -459,6 +423,7 @@ impl Tile2d {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tile_group::tests::zen4;
     use super::*;
 
     /// Runs `Tile2d::run_packed` (or `run`, for planes narrower than a tile) on a `rows x cols` plane of `W` with the given source column
@@ -517,19 +482,29 @@ mod tests {
         let l = line::<W>();
         // Under Miri, which interprets every word move, one ragged shape with a start off a
         // line boundary (so every strip and the alignment shift run), two tiles in a group.
+        // And a whole-row block of two steps (rows of two tiles).
         if cfg!(miri) {
             let (rows, cols) = (l + 3, 2 * l + 5);
             check::<W>(rows, cols, rows + 2, cols.next_multiple_of(l), 1, false);
+            check::<W>(2 * l, l + 1, 2 * l, l + 1, 0, true);
             return;
         }
-        // The last shape has 11 column tiles: full groups of `group_tiles` and a shorter rest.
+        // The shapes with 11 column tiles have full groups of `group_tiles` and a shorter
+        // rest; those of 2, 3 and 8 tiles down (rows of as many lines) are whole-row blocks
+        // where their tiles fit the block buffer, and 9 tiles down never are.
         let shapes = [
             (l, l),
             (l + 3, 2 * l + 5),
             (3 * l, l + 1),
             (l - 1, 4 * l),
             (l + 2, 11 * l + 3),
+            (2 * l + 5, 11 * l + 3),
+            (8 * l, 3 * l + 2),
+            (9 * l, l + 7),
         ];
+        let (tuning, g) = (CopyTuning::get(), group_tiles::<W>(CopyTuning::get(), 1));
+        assert_eq!(block_steps::<W>(2 * l, g, 2 * l as isize, tuning), 2);
+        assert_eq!(block_steps::<W>(9 * l, g, 9 * l as isize, tuning), 1);
         assert!(group_tiles::<W>(CopyTuning::get(), 1) < 11);
         for (rows, cols) in shapes {
             for stream in [false, true] {
@@ -542,50 +517,6 @@ mod tests {
                 }
             }
         }
-    }
-
-    /// The parameters of a Zen 4 core (1 MiB 8-way L2, 32 MiB L3), whatever this machine is.
-    fn zen4() -> CopyTuning {
-        CopyTuning::for_cpu(&super::super::cpu::CpuInfo {
-            l1d_bytes: 32 << 10,
-            l2_bytes: 1 << 20,
-            l2_ways: 8,
-            llc_bytes: 32 << 20,
-            ..super::super::cpu::CpuInfo::fallback()
-        })
-    }
-
-    /// Groups hold `group_lines` tiles (fewer where buffer `b` cannot hold them), and fewer
-    /// where the source rows alias in the L2 sets (32 rows a set).
-    #[test]
-    fn groups_follow_the_tuning_and_the_l2_sets() {
-        let z = zen4();
-        // 16 KiB rows spread over 8 sets of a 128 KiB way: 8 tiles (128 rows), 16 a set.
-        assert_eq!(group_tiles::<u32>(&z, 4096), 8);
-        // 256 KiB rows share one set: 32 rows, two tiles.
-        assert_eq!(group_tiles::<u32>(&z, 65536), 2);
-        assert_eq!(group_tiles::<u8>(&z, 8192), 4);
-        let emr = CopyTuning::for_cpu(&super::super::cpu::CpuInfo {
-            vendor: "GenuineIntel".into(),
-            l1d_bytes: 48 << 10,
-            l2_bytes: 2 << 20,
-            l2_ways: 16,
-            ..super::super::cpu::CpuInfo::fallback()
-        });
-        // 16 KiB rows spread over 8 sets of a 128 KiB way: 2 tiles (32 rows) fit.
-        assert_eq!(group_tiles::<u32>(&emr, 4096), 2);
-        // 256 KiB rows share one set: 32 rows, two tiles of 16, or one of
-        // 32 two-byte words.
-        assert_eq!(group_tiles::<u32>(&emr, 65536), 2);
-        assert_eq!(group_tiles::<u16>(&emr, 1 << 17), 1);
-        // Byte tiles read 64 rows, Intel's most a group: one tile a group, while 2-byte
-        // tiles of 32 rows go two at a time.
-        assert_eq!(group_tiles::<u8>(&emr, 8192), 1);
-        assert_eq!(group_tiles::<u16>(&emr, 8192), 2);
-        // One set and 64-row byte tiles: still one tile, never zero; 8-byte tiles of 8 rows.
-        assert_eq!(group_tiles::<u8>(&emr, 1 << 17), 1);
-        assert_eq!(group_tiles::<u64>(&emr, 1 << 15), 2);
-        assert_eq!(group_tiles::<u64>(&emr, 0), 2);
     }
 
     /// The packed tiles are taken for large planes, for any plane of a streaming copy, and for

@@ -20,9 +20,15 @@
 //! For `permute([2, 1, 0])` of 256 x 512 x 128 `f32`, plane by plane reads each source row
 //! 512 bytes at a time and then jumps 256 KiB; the chosen order `C, 512, R` reads each of the
 //! 16 source rows of a column strip straight through.
+//!
+//! The unit the loops run around is a group of `g` tiles side by side, or, where the source
+//! rows are short, a whole-row block (`block_steps`): the group with all of its `R` steps,
+//! so the nest has no `R` loop left and a source run starts at a whole row (at the whole
+//! block, when its rows are adjacent in memory).
 
 use super::cpu::CopyTuning;
-use super::tile::{Buffers, Packing, Tile2d, group_tiles, line};
+use super::tile::{Packing, Tile2d};
+use super::tile_group::{Buffers, block_steps, group_tiles, line};
 use super::transpose::Word;
 
 /// One loop of a nest: `count` iterations, each moving the source and destination pointers
@@ -37,11 +43,21 @@ pub(super) struct Loop {
     pub(super) tiles: usize,
 }
 
+/// The words one stream of each side runs through inside the unit the loops run around: a
+/// group of `g` tiles of `l` words side by side along the destination rows reads `l` words
+/// of each source row and writes `g * l` of each destination row; a whole-row block of
+/// `steps` tiles down reads `steps * l` of each source row, or its whole `g * l` rows as one
+/// run when they are adjacent in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Unit {
+    pub(super) src: usize,
+    pub(super) dst: usize,
+}
+
 /// Bytes one stream of each side (source, destination) runs through before `loops`
-/// (outermost first) jump elsewhere, capped at `cap` bytes, around a unit of `g` tiles side
-/// by side along the destination rows (a source run starts at `l` words, a destination run
-/// at `g * l`); see the [module docs](self).
-fn runs(loops: &[Loop], (l, g): (usize, usize), size: usize, cap: usize) -> (usize, usize) {
+/// (outermost first) jump elsewhere, capped at `cap` bytes, around `unit`; see the
+/// [module docs](self).
+fn runs(loops: &[Loop], unit: Unit, size: usize, cap: usize) -> (usize, usize) {
     let run = |step: fn(&Loop) -> isize, start: usize| {
         let mut words = start;
         for lp in loops.iter().rev().filter(|lp| lp.count > 1) {
@@ -52,14 +68,14 @@ fn runs(loops: &[Loop], (l, g): (usize, usize), size: usize, cap: usize) -> (usi
         }
         (words * size).min(cap)
     };
-    (run(|lp| lp.src, l), run(|lp| lp.dst, g * l))
+    (run(|lp| lp.src, unit.src), run(|lp| lp.dst, unit.dst))
 }
 
-/// The cost of running `loops` (outermost first) around groups of `g` `l x l` tiles of
-/// `size`-byte words; see the [module docs](self).
-pub(super) fn cost(loops: &[Loop], lg: (usize, usize), size: usize, tuning: &CopyTuning) -> usize {
+/// The cost of running `loops` (outermost first) around `unit` of `size`-byte words; see the
+/// [module docs](self).
+pub(super) fn cost(loops: &[Loop], unit: Unit, size: usize, tuning: &CopyTuning) -> usize {
     let cap = tuning.page_bytes;
-    let (src, dst) = runs(loops, lg, size, cap);
+    let (src, dst) = runs(loops, unit, size, cap);
     tuning.read_weight * cap / src + tuning.write_weight * cap / dst
 }
 
@@ -68,21 +84,21 @@ pub(super) fn cost(loops: &[Loop], lg: (usize, usize), size: usize, tuning: &Cop
 const MAX_PERMUTED: usize = 5;
 
 /// The cheapest nest of the candidates: every order of `outer` plus the tile loops `c` (over
-/// groups of `lg.1` column tiles) and `r` (the plane-by-plane order `outer, c, r` first, kept
-/// on ties), or, for more than
-/// [`MAX_PERMUTED`] loops, `outer` in order with `c` and `r` placed anywhere.
+/// groups of column tiles) and `r` (over the units down the columns; the plane-by-plane
+/// order `outer, c, r` first, kept on ties), or, for more than [`MAX_PERMUTED`] loops,
+/// `outer` in order with `c` and `r` placed anywhere; all around `unit`.
 pub(super) fn choose(
     outer: &[Loop],
     c: Loop,
     r: Loop,
-    lg: (usize, usize),
+    unit: Unit,
     size: usize,
     tuning: &CopyTuning,
 ) -> Vec<Loop> {
     let mut best: Vec<Loop> = outer.iter().copied().chain([c, r]).collect();
-    let mut best_cost = cost(&best, lg, size, tuning);
+    let mut best_cost = cost(&best, unit, size, tuning);
     let mut consider = |nest: Vec<Loop>| {
-        let k = cost(&nest, lg, size, tuning);
+        let k = cost(&nest, unit, size, tuning);
         if k < best_cost {
             (best, best_cost) = (nest, k);
         }
@@ -130,8 +146,11 @@ pub(super) struct Nest {
     pub(super) loops: Vec<Loop>,
     /// Column tiles per group ([`group_tiles`]): the unit the loops run around.
     pub(super) g: usize,
-    /// Words from a group's source lines to those of the group `prefetch_tiles` iterations
-    /// of the innermost loop later, which it prefetches.
+    /// Tiles down each column of the unit ([`block_steps`]): 1 for a group, all of the
+    /// plane's for a whole-row block.
+    pub(super) steps: usize,
+    /// Words from a unit's source lines to those of the unit `prefetch_tiles` iterations of
+    /// the innermost loop that moves later, which it prefetches.
     pub(super) ahead: isize,
 }
 
@@ -164,25 +183,33 @@ impl Nest {
             dst: gl,
             tiles,
         };
+        let steps = block_steps::<W>(p.rt, g, t.src_col, tuning);
+        let si = steps as isize;
         let r = Loop {
-            count: p.rt / l,
-            src: li,
-            dst: li * t.dst_row,
+            count: p.rt / l / steps,
+            src: li * si,
+            dst: li * si * t.dst_row,
             tiles: 0,
         };
-        let loops = choose(outer, c, r, (l, g), size, tuning);
-        let ahead = loops.last().map_or(0, |lp| {
-            if lp.count > 1 {
-                lp.src * tuning.prefetch_tiles as isize
-            } else {
-                0
-            }
-        });
+        // A block whose rows are adjacent (each a whole source row, `src_col` words long)
+        // reads one run; any other unit one run a row.
+        let adjacent = steps > 1 && p.rt == t.rows && t.src_col == p.rt as isize;
+        let unit = Unit {
+            src: if adjacent { g * l * p.rt } else { steps * l },
+            dst: g * l,
+        };
+        let loops = choose(outer, c, r, unit, size, tuning);
+        let ahead = loops
+            .iter()
+            .rev()
+            .find(|lp| lp.count > 1)
+            .map_or(0, |lp| lp.src * tuning.prefetch_tiles as isize);
         Nest {
             t,
             p,
             loops,
             g,
+            steps,
             ahead,
         }
     }
@@ -248,7 +275,10 @@ impl Nest {
     ) {
         match loops {
             // SAFETY: a group of `tiles <= g` full tiles of one plane (contract, group_at).
-            [] => unsafe { self.t.packed_group(bufs, src, dst, (tiles, ahead), stream) },
+            [] => unsafe {
+                self.t
+                    .packed_group(bufs, src, dst, (tiles, self.steps, ahead), stream)
+            },
             [lp, rest @ ..] => {
                 for i in 0..lp.count {
                     let (s, d) = (
@@ -397,19 +427,32 @@ mod tests {
     fn runs_extend_only_through_loops_that_continue_them() {
         // f32, l = 16: R continues the source lines, C the destination lines.
         let (c, r) = (lp(16, 16 * 65536, 16), lp(8, 16, 16 * 131072));
-        assert_eq!(runs(&[c, r], (16, 1), 4, 4096), (512, 64));
-        assert_eq!(runs(&[r, c], (16, 1), 4, 4096), (64, 1024));
+        let one = Unit { src: 16, dst: 16 };
+        assert_eq!(runs(&[c, r], one, 4, 4096), (512, 64));
+        assert_eq!(runs(&[r, c], one, 4, 4096), (64, 1024));
         // An outer dim whose source stride is the run so far (128 words) extends it to the
         // page cap; size-1 loops are skipped.
         let m = lp(512, 128, 256);
-        assert_eq!(runs(&[c, m, lp(1, 7, 7), r], (16, 1), 4, 4096), (4096, 64));
-        assert_eq!(runs(&[lp(3, -16, 16)], (16, 1), 4, 4096), (64, 192));
+        assert_eq!(runs(&[c, m, lp(1, 7, 7), r], one, 4, 4096), (4096, 64));
+        assert_eq!(runs(&[lp(3, -16, 16)], one, 4, 4096), (64, 192));
         // Groups of 8 tiles: a destination run starts at 8 lines (512 bytes), and the loop
         // over groups (8 * 16 words along the destination) continues it.
         let cg = lp(32, 8 * 16 * 4096, 128);
         let r = lp(256, 16, 16 * 4096);
-        assert_eq!(runs(&[cg, r], (16, 8), 4, 4096), (4096, 512));
-        assert_eq!(runs(&[r, cg], (16, 8), 4, 4096), (64, 4096));
+        let group = Unit { src: 16, dst: 128 };
+        assert_eq!(runs(&[cg, r], group, 4, 4096), (4096, 512));
+        assert_eq!(runs(&[r, cg], group, 4, 4096), (64, 4096));
+        // A whole-row block of permute [2, 0, 1] (8 tiles of 128-word rows, adjacent): the
+        // block is one 64 KiB source run, capped at the page; the loop over groups (128 rows
+        // of 128 words on) continues it, but the page cap ends it there.
+        let block = Unit {
+            src: 128 * 128,
+            dst: 128,
+        };
+        assert_eq!(
+            runs(&[lp(1024, 128 * 128, 128)], block, 4, 4096),
+            (4096, 4096)
+        );
     }
 
     #[test]
@@ -421,17 +464,18 @@ mod tests {
             lp(16, 16 * 65536, 16),
             lp(8, 16, 16 * 131072),
         );
-        assert_eq!(choose(&[m], c, r, (16, 1), 4, &t), vec![c, m, r]);
+        let one = Unit { src: 16, dst: 16 };
+        assert_eq!(choose(&[m], c, r, one, 4, &t), vec![c, m, r]);
         // A 2-D transpose: plane order (C, R) already reads long source runs.
         let (c2, r2) = (lp(256, 16 * 4096, 16), lp(256, 16, 16 * 4096));
-        assert_eq!(choose(&[], c2, r2, (16, 1), 4, &t), vec![c2, r2]);
+        assert_eq!(choose(&[], c2, r2, one, 4, &t), vec![c2, r2]);
         // Many outer dims: only C and R move.
         let outer = [lp(2, 1 << 20, 1 << 20); 5];
-        let nest = choose(&outer, c2, r2, (16, 1), 4, &t);
+        let nest = choose(&outer, c2, r2, one, 4, &t);
         assert_eq!(nest.len(), 7);
         assert_eq!(
-            cost(&nest, (16, 1), 4, &t),
-            cost(&[outer[0], c2, r2], (16, 1), 4, &t)
+            cost(&nest, one, 4, &t),
+            cost(&[outer[0], c2, r2], one, 4, &t)
         );
     }
 
