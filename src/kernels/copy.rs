@@ -21,9 +21,9 @@ use crate::layout::{Layout, coalesce_joint};
 use crate::storage::Storage;
 
 use super::cpu::CopyTuning;
-use super::runs::for_each_run;
+use super::runs::copy_runs;
 use super::tile::{Tile2d, tile};
-use super::transpose::{Word, copy_run, store_fence};
+use super::transpose::{Word, store_fence};
 use super::walk::for_each_offset2;
 
 /// How the innermost loops of a copy run; see the [module docs](self).
@@ -404,13 +404,9 @@ unsafe fn run_range<W: Word>(
             // the copy is one run (libc's `memcpy` streams those itself).
             let stream = stream && n > 1 && plan.src[..n - 1].iter().all(|&s| s != 0);
             let strides = (&plan.src[..n - 1], &plan.dst[..n - 1]);
-            let run_bytes = len * std::mem::size_of::<W>();
-            for_each_run(outer, strides, run_bytes, CopyTuning::get(), |a, b| {
-                // SAFETY: a run of `len` unit-stride elements on each side, all addressed by
-                // the layouts (`for_each_run` visits the runs of the plan's index space);
-                // non-overlapping by the caller's contract.
-                unsafe { copy_run(src0.offset(a), dst0.offset(b), len, stream) }
-            });
+            // SAFETY: the runs of the plan's index space, addressed by the layouts on both
+            // sides (caller's contract).
+            unsafe { copy_runs(src0, dst0, (outer, strides, len), stream, CopyTuning::get()) };
         }
         CopyKind::Tiled { j } => {
             let keep: Vec<usize> = (0..n).filter(|&d| d != j && d != n - 1).collect();
@@ -564,6 +560,11 @@ mod tests {
             packed_min_bytes: 0,
             ..tuned.clone()
         };
+        // Streamed runs of 256 bytes or more that prefetch along themselves into the next.
+        let near = CopyTuning {
+            run_prefetch_bytes: 256,
+            ..tuned.clone()
+        };
         let base = Layout::contiguous(&[b, r, c]).unwrap();
         let views = [
             base.transpose(1, 2).unwrap(),
@@ -632,7 +633,7 @@ mod tests {
             };
             for (stream, tuning) in [false, true]
                 .into_iter()
-                .flat_map(|s| [(s, &tuned), (s, &packed)])
+                .flat_map(|s| [(s, &tuned), (s, &packed), (s, &near)])
             {
                 for threads in [1, 3] {
                     let plan = CopyPlan::new(view, &dst_l);

@@ -12,7 +12,77 @@
 //! (`CopyTuning::page_bytes`), at most `CopyTuning::run_streams` runs.
 
 use super::cpu::CopyTuning;
+use super::tile::prefetch;
+use super::transpose::{Word, copy_run};
 use super::walk::for_each_offset2;
+
+/// The most runs [`copy_runs`] prefetches ahead of the one it copies.
+const MAX_AHEAD_RUNS: usize = 32;
+
+/// Copies every run of a runs copy: `len` unit-stride words at each pair of offsets
+/// [`for_each_run`] visits for `outer` and `strides`, from `src0` to `dst0`, whole
+/// destination lines non-temporally when `stream`.
+///
+/// A streamed copy also prefetches its source `run_prefetch_bytes` ahead in the order the
+/// runs are read (see [Note [copy parameters]](super::cpu::CopyTuning)): every run restarts
+/// a stream, and a core's hardware prefetchers ramp up on each one anew. Runs at least half
+/// that long prefetch along themselves and on into the next run; shorter ones are copied
+/// the number of runs that distance spans after they are prefetched whole.
+///
+/// # Safety
+/// Every run, `len` words at `src0 + a` and `dst0 + b` for each visited `(a, b)`, readable on
+/// the source and writable on the destination, not overlapping.
+pub(super) unsafe fn copy_runs<W: Word>(
+    src0: *const W,
+    dst0: *mut W,
+    (outer, strides, len): (&[usize], (&[isize], &[isize]), usize),
+    stream: bool,
+    tuning: &CopyTuning,
+) {
+    let run_bytes = len * std::mem::size_of::<W>();
+    let ahead = if stream { tuning.run_prefetch_bytes } else { 0 };
+    // SAFETY (both closures): `(a, b)` is a visited run, which the caller vouches for;
+    // `next` is only prefetched.
+    let copy = |(a, b): (isize, isize), next: *const W, ahead: usize| unsafe {
+        copy_run(src0.offset(a), dst0.offset(b), len, stream, (next, ahead))
+    };
+    if ahead == 0 || run_bytes == 0 {
+        return for_each_run(outer, strides, run_bytes, tuning, |a, b| {
+            copy((a, b), std::ptr::null(), 0)
+        });
+    }
+    if 2 * run_bytes >= ahead {
+        // Long runs: each is copied once the next one's start is known.
+        let mut pending: Option<(isize, isize)> = None;
+        for_each_run(outer, strides, run_bytes, tuning, |a, b| {
+            if let Some(prev) = pending.replace((a, b)) {
+                copy(prev, src0.wrapping_offset(a), ahead);
+            }
+        });
+        if let Some(last) = pending {
+            copy(last, std::ptr::null(), 0);
+        }
+        return;
+    }
+    // Short runs: a ring of the `depth` runs prefetched but not yet copied.
+    let depth = (ahead / run_bytes).clamp(1, MAX_AHEAD_RUNS);
+    let mut ring = [(0isize, 0isize); MAX_AHEAD_RUNS];
+    let mut seen = 0usize;
+    for_each_run(outer, strides, run_bytes, tuning, |a, b| {
+        let first = src0.wrapping_offset(a).cast::<u8>();
+        for line in (0..run_bytes).step_by(64) {
+            prefetch(first.wrapping_add(line));
+        }
+        if seen >= depth {
+            copy(ring[seen % depth], std::ptr::null(), 0);
+        }
+        ring[seen % depth] = (a, b);
+        seen += 1;
+    });
+    for k in seen.saturating_sub(depth)..seen {
+        copy(ring[k % depth], std::ptr::null(), 0);
+    }
+}
 
 /// Rows of the dim just outside the runs that [`for_each_run`] walks as one block, or 0 when
 /// the destination order is kept: the runs are at least a page, the source is not faster
@@ -127,5 +197,61 @@ mod tests {
         assert_eq!(block_rows(&[512], &[128], 512, t), 0);
         // Tiny runs: never more streams than `run_streams`.
         assert_eq!(block_rows(&[512, 4096], &[1, 4096], 4, t), most);
+    }
+
+    /// `copy_runs` writes every run, in every prefetch regime (none, long runs that
+    /// prefetch into the next one, short runs through rings shallower and deeper than the
+    /// number of runs), streamed or not, with a reversed outer dim.
+    #[test]
+    fn prefetched_runs_copy_every_run() {
+        let cases: [(&[usize], [isize; 2], usize); 5] = [
+            (&[3, 5], [2, -1], 64),
+            (&[1, 1], [1, 1], 300),
+            (&[40, 2], [1, 40], 100),
+            (&[0, 3], [1, 1], 64),
+            (&[2, 7], [7, 1], 1),
+        ];
+        for (outer, [sa, sb], len) in cases {
+            // Source rows `len + 3` words apart (gaps between runs), in units of rows.
+            let row = (len + 3) as isize;
+            let src_strides = [sa * row, sb * row];
+            let dst_strides = [outer[1] as isize * len as isize, len as isize];
+            let rows = outer[0] * outer[1];
+            // The most negative offset the source strides reach, so offsets start at 0.
+            let lo: isize = outer
+                .iter()
+                .zip(src_strides)
+                .map(|(&n, s)| (n.max(1) as isize - 1) * s.min(0))
+                .sum();
+            let src: Vec<u32> = (0..(rows + 1) * (len + 3)).map(|i| i as u32 + 1).collect();
+            let mut want = vec![0u32; rows * len];
+            for_each_offset2(outer, &src_strides, &dst_strides, |a, b| {
+                for k in 0..len as isize {
+                    want[(b + k) as usize] = src[(a - lo + k) as usize];
+                }
+            });
+            for ahead in [0, 64, 256, 1024, 8192, 1 << 20] {
+                for stream in [false, true] {
+                    let tuning = CopyTuning {
+                        run_prefetch_bytes: ahead,
+                        ..CopyTuning::get().clone()
+                    };
+                    let mut dst = vec![0u32; rows * len];
+                    // SAFETY: every run lies inside `src` (offsets shifted by `-lo`) and
+                    // `dst`, two separate vectors.
+                    unsafe {
+                        copy_runs(
+                            src.as_ptr().offset(-lo),
+                            dst.as_mut_ptr(),
+                            (outer, (&src_strides, &dst_strides), len),
+                            stream,
+                            &tuning,
+                        );
+                    }
+                    super::super::transpose::store_fence();
+                    assert_eq!(dst, want, "{outer:?} len {len} ahead {ahead} {stream}");
+                }
+            }
+        }
     }
 }

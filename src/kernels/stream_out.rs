@@ -70,10 +70,10 @@ pub(super) unsafe fn run_streamed<const N: usize, K: Runs<N>>(
             p[0] = buf;
             kernel.run(p, strides, n);
             match size {
-                1 => copy_run::<u8>(buf.cast(), dst.cast(), n, true),
-                2 => copy_run::<u16>(buf.cast(), dst.cast(), n, true),
-                4 => copy_run::<u32>(buf.cast(), dst.cast(), n, true),
-                8 => copy_run::<u64>(buf.cast(), dst.cast(), n, true),
+                1 => copy_run::<u8>(buf.cast(), dst.cast(), n, true, (std::ptr::null(), 0)),
+                2 => copy_run::<u16>(buf.cast(), dst.cast(), n, true, (std::ptr::null(), 0)),
+                4 => copy_run::<u32>(buf.cast(), dst.cast(), n, true, (std::ptr::null(), 0)),
+                8 => copy_run::<u64>(buf.cast(), dst.cast(), n, true, (std::ptr::null(), 0)),
                 s => unreachable!("Element types are 1, 2, 4 or 8 bytes, not {s}"),
             }
             i += n;

@@ -142,10 +142,21 @@ pub(crate) unsafe fn write_line<W: Word>(src: *const W, dst: *mut W, words: usiz
 /// `memcpy` of a short run would first read every destination line it writes), the ragged
 /// ends and everything else with a plain copy.
 ///
+/// A streamed run also prefetches its source `ahead` bytes ahead of the line it copies,
+/// running on into `next` (the next run's source, `len` words there too) past its end; 0
+/// prefetches nothing (see `run_prefetch_bytes` in [Note [copy parameters]](super::cpu::CopyTuning)).
+///
 /// # Safety
-/// `src` readable and `dst` writable for `len` words, not overlapping.
+/// `src` readable and `dst` writable for `len` words, not overlapping. `next` may be any
+/// address: it is only prefetched, never read.
 #[inline]
-pub(crate) unsafe fn copy_run<W: Word>(src: *const W, dst: *mut W, len: usize, stream: bool) {
+pub(crate) unsafe fn copy_run<W: Word>(
+    src: *const W,
+    dst: *mut W,
+    len: usize,
+    stream: bool,
+    (next, ahead): (*const W, usize),
+) {
     let size = std::mem::size_of::<W>();
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     if stream && len * size >= 256 && (dst as usize) % size == 0 {
@@ -153,12 +164,29 @@ pub(crate) unsafe fn copy_run<W: Word>(src: *const W, dst: *mut W, len: usize, s
         let head = ((64 - dst as usize % 64) % 64 / size).min(len);
         let lines = (len - head) * size / 64;
         let per_line = 64 / size;
+        let run = len * size;
+        // The byte (from the run's start) prefetched while copying byte `at`: on along this
+        // run, then into the next one, and nothing once that one is covered too.
+        let hint = |at: usize| {
+            let t = at + ahead;
+            if ahead == 0 || t >= 2 * run {
+                return;
+            }
+            let p = if t < run {
+                src.cast::<u8>().wrapping_add(t)
+            } else {
+                next.cast::<u8>().wrapping_add(t - run)
+            };
+            super::tile::prefetch(p);
+        };
         // SAFETY: head + lines * per_line <= len words on each side (contract); the lines
         // start on a 64-byte boundary of `dst`, as `_mm_stream_si128` requires (16 bytes).
+        // The prefetched addresses are formed with wrapping arithmetic and never read.
         unsafe {
             std::ptr::copy_nonoverlapping(src, dst, head);
             let (s, d) = (src.add(head), dst.add(head));
             for k in 0..lines {
+                hint((head + k * per_line) * size);
                 write_line(s.add(k * per_line), d.add(k * per_line), per_line, true);
             }
             let done = head + lines * per_line;
@@ -166,7 +194,7 @@ pub(crate) unsafe fn copy_run<W: Word>(src: *const W, dst: *mut W, len: usize, s
         }
         return;
     }
-    let _ = (stream, size);
+    let _ = (stream, size, next, ahead);
     // SAFETY: as the contract says.
     unsafe { std::ptr::copy_nonoverlapping(src, dst, len) }
 }
