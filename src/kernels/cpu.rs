@@ -259,7 +259,10 @@ fn parse_size(s: &str) -> Option<usize> {
 ///   the hardware prefetchers start over on every run. With the prefetch the `narrow` copy
 ///   went 5.7-6.9 -> 2.4-3.1 ms and `permute([1, 0, 2])` of 256 x 512 x 128 `f32` (512-byte
 ///   runs, 4 KiB a source stream) 7.3-7.8 -> 3.6-5.0 ms; 4, 6, 10 and 16 KiB measured no
-///   better (16 KiB: 4.3-4.9 ms for `narrow`). Not measured on Intel or older AMD cores.
+///   better (16 KiB: 4.3-4.9 ms for `narrow`). Reversed runs (`flip` of the inner dim,
+///   `kernels/reversed.rs`) prefetch the same distance downwards: `flip(1)` of 4096 x 4096
+///   `f32` 7.4-8.3 -> 3.2-3.4 ms, streamed through a line buffer. Not measured on Intel or
+///   older AMD cores.
 /// - `group_lines`: packed tiles go in groups of this many side by side along the
 ///   destination rows, so each destination row is written that many whole lines back to back
 ///   (at most 16 KiB of tiles: 4 for bytes). A group reads one line from each of

@@ -26,6 +26,7 @@ use crate::storage::Storage;
 
 use super::copy::to_fresh_storage;
 use super::elementwise::Src;
+use super::hint::prefetch;
 use super::parallel::{SharedPtr, for_each_chunk, threads_for};
 use super::unravel::{advance_offsets, unravel_offsets};
 
@@ -262,19 +263,6 @@ impl SelectPlan {
             }
         }
     }
-}
-
-/// Hints the CPU to fetch the cache line at `p`. Never faults, whatever `p` is.
-#[inline(always)]
-fn prefetch(p: *const u8) {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    // SAFETY: `prefetcht0` is a hint: it never faults or changes memory, for any address. SSE
-    // is part of the x86_64 baseline.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast())
-    };
-    #[cfg(any(not(target_arch = "x86_64"), miri))]
-    let _ = p;
 }
 
 /// `src.gather(dim, index)` into a fresh row-major storage of the index's shape.

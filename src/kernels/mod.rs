@@ -29,6 +29,7 @@ pub(crate) mod dispatch;
 pub(crate) mod elementwise;
 pub(crate) mod exp;
 pub(crate) mod gather;
+mod hint;
 pub(crate) mod inplace;
 pub(crate) mod line_ops;
 pub(crate) mod lines;
@@ -40,6 +41,7 @@ mod reduce_outer;
 pub(crate) mod reduce_small;
 mod reduce_staged;
 pub(crate) mod reducers;
+mod reversed;
 #[cfg(target_arch = "x86_64")]
 mod row_sums_avx2;
 mod run_kernel;

@@ -12,7 +12,7 @@
 //! (`CopyTuning::page_bytes`), at most `CopyTuning::run_streams` runs.
 
 use super::cpu::CopyTuning;
-use super::tile::prefetch;
+use super::hint::prefetch;
 use super::transpose::{Word, copy_run};
 use super::walk::for_each_offset2;
 

@@ -21,9 +21,9 @@
 
 use std::mem::MaybeUninit;
 
+use super::hint::prefetch;
 use super::run_kernel::{Runs, byte_strides};
 use super::stream_out::run_one;
-use super::tile::prefetch;
 use super::transpose::Word;
 use super::unravel::unravel_offsets;
 use crate::iter::Plan;

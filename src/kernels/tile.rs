@@ -23,6 +23,7 @@
 //! that does not stream, where the buffers cost more than the conflicts.
 
 use super::cpu::CopyTuning;
+use super::hint::prefetch;
 use super::tile_group::{
     BLOCK_BYTES, Buffers, GROUP_BYTES, LINE, block_steps, group_tiles, line, rows_alias_in_l2,
 };
@@ -35,19 +36,6 @@ pub(super) struct Packing {
     pub(super) cs: usize,
     pub(super) rt: usize,
     pub(super) ct: usize,
-}
-
-/// Hints the CPU to fetch the cache line at `p` into L1. Never faults, whatever `p` is.
-#[inline(always)]
-pub(super) fn prefetch(p: *const u8) {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
-    // SAFETY: `prefetcht0` is a hint: it never faults or changes memory, for any address. SSE
-    // is part of the x86_64 baseline.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast())
-    };
-    #[cfg(any(not(target_arch = "x86_64"), miri))]
-    let _ = p;
 }
 
 /// Side of a square tile in words: `tile_bytes` (256 on a 32 KiB L1d) of each row, so a

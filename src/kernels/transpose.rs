@@ -177,7 +177,7 @@ pub(crate) unsafe fn copy_run<W: Word>(
             } else {
                 next.cast::<u8>().wrapping_add(t - run)
             };
-            super::tile::prefetch(p);
+            super::hint::prefetch(p);
         };
         // SAFETY: head + lines * per_line <= len words on each side (contract); the lines
         // start on a 64-byte boundary of `dst`, as `_mm_stream_si128` requires (16 bytes).
