@@ -7,7 +7,7 @@
 //! ([`copy_runs`](super::runs::copy_runs), `CopyTuning::run_prefetch_bytes`).
 
 use super::cpu::CopyTuning;
-use super::hint::prefetch;
+use super::hint::{Dir, prefetch_ahead};
 use super::transpose::{Word, write_line};
 use super::walk::for_each_offset2;
 
@@ -70,18 +70,8 @@ unsafe fn copy_reversed<W: Word>(
     let head = ((64 - dst as usize % 64) % 64 / size).min(len);
     let lines = (len - head) / per_line;
     let run = len * size;
-    let hint = |at: usize| {
-        let t = at + ahead;
-        if ahead == 0 || t >= 2 * run {
-            return;
-        }
-        let p = if t < run {
-            src.cast::<u8>().wrapping_sub(t)
-        } else {
-            next.cast::<u8>().wrapping_sub(t - run)
-        };
-        prefetch(p);
-    };
+    let runs = (src.cast::<u8>(), next.cast::<u8>());
+    let hint = |at: usize| prefetch_ahead((at, ahead, run), runs, Dir::Down);
     let mut line = Line([0; 64]);
     let buf = line.0.as_mut_ptr().cast::<W>();
     // SAFETY: every index read is `src[-i]` and every index written `dst[i]` for some

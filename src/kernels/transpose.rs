@@ -165,23 +165,11 @@ pub(crate) unsafe fn copy_run<W: Word>(
         let lines = (len - head) * size / 64;
         let per_line = 64 / size;
         let run = len * size;
-        // The byte (from the run's start) prefetched while copying byte `at`: on along this
-        // run, then into the next one, and nothing once that one is covered too.
-        let hint = |at: usize| {
-            let t = at + ahead;
-            if ahead == 0 || t >= 2 * run {
-                return;
-            }
-            let p = if t < run {
-                src.cast::<u8>().wrapping_add(t)
-            } else {
-                next.cast::<u8>().wrapping_add(t - run)
-            };
-            super::hint::prefetch(p);
-        };
+        let runs = (src.cast::<u8>(), next.cast::<u8>());
+        let hint =
+            |at: usize| super::hint::prefetch_ahead((at, ahead, run), runs, super::hint::Dir::Up);
         // SAFETY: head + lines * per_line <= len words on each side (contract); the lines
         // start on a 64-byte boundary of `dst`, as `_mm_stream_si128` requires (16 bytes).
-        // The prefetched addresses are formed with wrapping arithmetic and never read.
         unsafe {
             std::ptr::copy_nonoverlapping(src, dst, head);
             let (s, d) = (src.add(head), dst.add(head));
