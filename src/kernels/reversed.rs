@@ -8,6 +8,7 @@
 
 use super::cpu::CopyTuning;
 use super::hint::{Dir, prefetch_ahead};
+use super::runs::with_next;
 use super::transpose::{Word, write_line};
 use super::walk::for_each_offset2;
 
@@ -40,15 +41,15 @@ pub(super) unsafe fn copy_reversed_runs<W: Word>(
     let copy = |(a, b): (isize, isize), next: *const W| unsafe {
         copy_reversed(src0.offset(a), dst0.offset(b), len, (next, ahead))
     };
-    let mut pending: Option<(isize, isize)> = None;
-    for_each_offset2(outer, strides.0, strides.1, |a, b| {
-        if let Some(prev) = pending.replace((a, b)) {
-            copy(prev, src0.wrapping_offset(a));
-        }
-    });
-    if let Some(last) = pending {
-        copy(last, std::ptr::null());
-    }
+    with_next(
+        |f| for_each_offset2(outer, strides.0, strides.1, f),
+        |run, next| {
+            copy(
+                run,
+                next.map_or(std::ptr::null(), |a| src0.wrapping_offset(a)),
+            )
+        },
+    );
 }
 
 /// `dst[i] = src[-i]` for `i < len`: whole 64-byte lines of `dst` through a line buffer and

@@ -53,16 +53,13 @@ pub(super) unsafe fn copy_runs<W: Word>(
     }
     if 2 * run_bytes >= ahead {
         // Long runs: each is copied once the next one's start is known.
-        let mut pending: Option<(isize, isize)> = None;
-        for_each_run(outer, strides, run_bytes, tuning, |a, b| {
-            if let Some(prev) = pending.replace((a, b)) {
-                copy(prev, src0.wrapping_offset(a), ahead);
-            }
-        });
-        if let Some(last) = pending {
-            copy(last, std::ptr::null(), 0);
-        }
-        return;
+        return with_next(
+            |f| for_each_run(outer, strides, run_bytes, tuning, f),
+            |run, next| match next {
+                Some(a) => copy(run, src0.wrapping_offset(a), ahead),
+                None => copy(run, std::ptr::null(), 0),
+            },
+        );
     }
     // Short runs: a ring of the `depth` runs prefetched but not yet copied.
     let depth = (ahead / run_bytes).clamp(1, MAX_AHEAD_RUNS);
@@ -81,6 +78,24 @@ pub(super) unsafe fn copy_runs<W: Word>(
     });
     for k in seen.saturating_sub(depth)..seen {
         copy(ring[k % depth], std::ptr::null(), 0);
+    }
+}
+
+/// Calls `f(run, next)` for every `(source, destination)` offset pair `visit` yields, in its
+/// order, one pair late: `next` is the source offset of the pair after `run` (`None` for the
+/// last), so a run's copy can prefetch into the next one.
+pub(super) fn with_next(
+    visit: impl FnOnce(&mut dyn FnMut(isize, isize)),
+    mut f: impl FnMut((isize, isize), Option<isize>),
+) {
+    let mut pending: Option<(isize, isize)> = None;
+    visit(&mut |a, b| {
+        if let Some(prev) = pending.replace((a, b)) {
+            f(prev, Some(a));
+        }
+    });
+    if let Some(last) = pending {
+        f(last, None);
     }
 }
 
