@@ -629,8 +629,11 @@ mod tests {
                 .build()
                 .unwrap()
         });
-        for view in &views {
+        for (k, view) in views.iter().enumerate() {
             let dst_l = Layout::contiguous(view.shape()).unwrap();
+            // Destinations 0-2 words past the allocation's start, so streamed copies also
+            // write lines they share with bytes outside the copy (a user's `Vec`).
+            let (off, n) = (k % 3, dst_l.numel());
             let want: Vec<W> = {
                 let mut w = vec![];
                 let (shape, strides) = (view.shape(), view.strides());
@@ -648,13 +651,13 @@ mod tests {
             {
                 for threads in [1, 3] {
                     let plan = CopyPlan::new(view, &dst_l);
-                    let mut dst = vec![from(0); dst_l.numel()];
-                    let (sp, dp) = (SendPtr(src.as_ptr()), SendPtr(dst.as_mut_ptr()));
+                    let mut dst = vec![from(0); off + n + 2];
+                    let (sp, dp) = (SendPtr(src.as_ptr()), SendPtr(dst[off..].as_mut_ptr()));
                     let plan = &plan;
                     let run = move || {
                         let (s, d) = (sp, dp);
                         // SAFETY: `view` fits `src` (a view of `base`), `dst_l` is row-major
-                        // over exactly `dst`, which is a separate allocation.
+                        // over `dst[off..off + n]`, which is a separate allocation.
                         unsafe { execute::<W>(plan, s.0, d.0, stream, tuning) }
                     };
                     match &pool {
@@ -663,8 +666,13 @@ mod tests {
                     }
                     let packs = tuning.packed_min_bytes;
                     assert!(
-                        dst == want,
+                        dst[off..off + n] == want[..],
                         "{view:?} stream {stream} threads {threads} packed from {packs}"
+                    );
+                    let outside = dst[..off].iter().chain(&dst[off + n..]);
+                    assert!(
+                        outside.into_iter().all(|w| *w == from(0)),
+                        "{view:?} wrote outside"
                     );
                 }
             }

@@ -13,6 +13,21 @@ pub(super) fn prefetch(p: *const u8) {
     let _ = p;
 }
 
+/// Hints the CPU to fetch the cache line at `p` into L1 for writing (`prefetchw`, a no-op on
+/// cores without it), so a later plain store to part of the line does not wait for the
+/// line's read-for-ownership. Never faults, whatever `p` is.
+#[inline(always)]
+pub(super) fn prefetch_write(p: *const u8) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    // SAFETY: `prefetchw` is a hint: it never faults or changes memory, for any address; on
+    // x86_64 cores without it the encoding executes as a no-op.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_ET0 }>(p.cast())
+    };
+    #[cfg(any(not(target_arch = "x86_64"), miri))]
+    let _ = p;
+}
+
 /// Which way a prefetched stream reads memory.
 /// (Forward runs prefetch only on the x86_64 streaming path.)
 #[cfg_attr(any(miri, not(target_arch = "x86_64")), allow(dead_code))]

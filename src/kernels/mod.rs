@@ -21,6 +21,7 @@
 
 pub(crate) mod assemble;
 pub(crate) mod canonical;
+mod carry;
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 mod col_sums_avx2;
 pub(crate) mod copy;

@@ -11,6 +11,7 @@
 //! destination still gets `b` runs back to back, `b * run` bytes, about a page
 //! (`CopyTuning::page_bytes`), at most `CopyTuning::run_streams` runs.
 
+use super::carry::{LineCarry, RaggedEnds};
 use super::cpu::CopyTuning;
 use super::hint::prefetch;
 use super::transpose::{Word, copy_run};
@@ -21,7 +22,8 @@ const MAX_AHEAD_RUNS: usize = 32;
 
 /// Copies every run of a runs copy: `len` unit-stride words at each pair of offsets
 /// [`for_each_run`] visits for `outer` and `strides`, from `src0` to `dst0`, whole
-/// destination lines non-temporally when `stream`.
+/// destination lines non-temporally when `stream`, lines split between consecutive runs
+/// included ([`LineCarry`]).
 ///
 /// A streamed copy also prefetches its source `run_prefetch_bytes` ahead in the order the
 /// runs are read (see [Note [copy parameters]](super::cpu::CopyTuning)): every run restarts
@@ -41,11 +43,38 @@ pub(super) unsafe fn copy_runs<W: Word>(
 ) {
     let run_bytes = len * std::mem::size_of::<W>();
     let ahead = if stream { tuning.run_prefetch_bytes } else { 0 };
-    // SAFETY (both closures): `(a, b)` is a visited run, which the caller vouches for;
-    // `next` is only prefetched.
-    let copy = |(a, b): (isize, isize), next: *const W, ahead: usize| unsafe {
-        copy_run(src0.offset(a), dst0.offset(b), len, stream, (next, ahead))
+    let mut carry = LineCarry::new();
+    // SAFETY: `(a, b)` is a visited run, which the caller vouches for, and the carried line
+    // is part of an earlier run's destination; `next` is only prefetched.
+    let mut copy = |(a, b): (isize, isize), next: *const W, ahead: usize| unsafe {
+        let (s, d) = (src0.offset(a), dst0.offset(b));
+        if stream {
+            carry.put(s.cast(), d.cast(), run_bytes, (next.cast(), ahead))
+        } else {
+            copy_run(s, d, len, false, (next, ahead))
+        }
     };
+    visit_runs(
+        (outer, strides, run_bytes),
+        (ahead, tuning),
+        &mut copy,
+        (src0, dst0),
+    );
+    // SAFETY: the carried bytes are the end of a visited run's destination.
+    unsafe { carry.finish() };
+}
+
+/// Calls `copy(run, next, ahead)` for every run [`for_each_run`] visits, prefetching `ahead`
+/// bytes ahead from `src0` as [`copy_runs`] describes: `next` and `ahead` for `copy` to pass
+/// on to its run's prefetch (null and 0 where the run was prefetched here). Where it
+/// prefetches, it also prefetches for writing the destination lines that runs starting
+/// elsewhere than the previous one ended will store plainly ([`RaggedEnds`]).
+fn visit_runs<W>(
+    (outer, strides, run_bytes): (&[usize], (&[isize], &[isize]), usize),
+    (ahead, tuning): (usize, &CopyTuning),
+    copy: &mut impl FnMut((isize, isize), *const W, usize),
+    (src0, dst0): (*const W, *mut W),
+) {
     if ahead == 0 || run_bytes == 0 {
         return for_each_run(outer, strides, run_bytes, tuning, |a, b| {
             copy((a, b), std::ptr::null(), 0)
@@ -53,8 +82,14 @@ pub(super) unsafe fn copy_runs<W: Word>(
     }
     if 2 * run_bytes >= ahead {
         // Long runs: each is copied once the next one's start is known.
+        let mut ends = RaggedEnds::new();
         return with_next(
-            |f| for_each_run(outer, strides, run_bytes, tuning, f),
+            |f| {
+                for_each_run(outer, strides, run_bytes, tuning, |a, b| {
+                    ends.visit(dst0.wrapping_offset(b).cast(), run_bytes);
+                    f(a, b)
+                })
+            },
             |run, next| match next {
                 Some(a) => copy(run, src0.wrapping_offset(a), ahead),
                 None => copy(run, std::ptr::null(), 0),
@@ -65,11 +100,13 @@ pub(super) unsafe fn copy_runs<W: Word>(
     let depth = (ahead / run_bytes).clamp(1, MAX_AHEAD_RUNS);
     let mut ring = [(0isize, 0isize); MAX_AHEAD_RUNS];
     let mut seen = 0usize;
+    let mut ends = RaggedEnds::new();
     for_each_run(outer, strides, run_bytes, tuning, |a, b| {
         let first = src0.wrapping_offset(a).cast::<u8>();
         for line in (0..run_bytes).step_by(64) {
             prefetch(first.wrapping_add(line));
         }
+        ends.visit(dst0.wrapping_offset(b).cast(), run_bytes);
         if seen >= depth {
             copy(ring[seen % depth], std::ptr::null(), 0);
         }
