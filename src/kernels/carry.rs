@@ -24,10 +24,11 @@
 use super::hint::{Dir, prefetch_ahead, prefetch_write};
 use super::transpose::write_line;
 
-/// A 64-byte aligned destination line under assembly.
+/// A cache line of scratch, aligned as a line is: a destination line under assembly (here
+/// and in `reversed`).
 #[derive(Clone)]
 #[repr(C, align(64))]
-struct Line([u8; 64]);
+pub(super) struct Line(pub(super) [u8; 64]);
 
 /// The line a streamed copy of runs has begun but not finished (see the [module docs](self)).
 pub(super) struct LineCarry {

@@ -4,11 +4,7 @@
 #[inline(always)]
 pub(super) fn prefetch(p: *const u8) {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
-    // SAFETY: `prefetcht0` is a hint: it never faults or changes memory, for any address. SSE
-    // is part of the x86_64 baseline.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast())
-    };
+    fetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p);
     #[cfg(any(not(target_arch = "x86_64"), miri))]
     let _ = p;
 }
@@ -19,13 +15,19 @@ pub(super) fn prefetch(p: *const u8) {
 #[inline(always)]
 pub(super) fn prefetch_write(p: *const u8) {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
-    // SAFETY: `prefetchw` is a hint: it never faults or changes memory, for any address; on
-    // x86_64 cores without it the encoding executes as a no-op.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_ET0 }>(p.cast())
-    };
+    fetch::<{ std::arch::x86_64::_MM_HINT_ET0 }>(p);
     #[cfg(any(not(target_arch = "x86_64"), miri))]
     let _ = p;
+}
+
+/// `_mm_prefetch` with hint `H` (T0: read, ET0: write).
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[inline(always)]
+fn fetch<const H: i32>(p: *const u8) {
+    // SAFETY: `prefetcht0` and `prefetchw` are hints: they never fault or change memory, for
+    // any address. SSE is part of the x86_64 baseline; on cores without `prefetchw` its
+    // encoding executes as a no-op.
+    unsafe { std::arch::x86_64::_mm_prefetch::<H>(p.cast()) }
 }
 
 /// Which way a prefetched stream reads memory.

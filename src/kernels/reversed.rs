@@ -6,15 +6,12 @@
 //! is read, into the next run past each run's end, as the forward runs do
 //! ([`copy_runs`](super::runs::copy_runs), `CopyTuning::run_prefetch_bytes`).
 
+use super::carry::Line;
 use super::cpu::CopyTuning;
 use super::hint::{Dir, prefetch_ahead};
 use super::runs::with_next;
 use super::transpose::{Word, write_line};
 use super::walk::for_each_offset2;
-
-/// A cache line of scratch, aligned as a line is.
-#[repr(C, align(64))]
-struct Line([u8; 64]);
 
 /// Whether [`copy_reversed_runs`] takes a gather of `len` words with inner strides `ss`
 /// (source) and `ds` (destination) and outer source strides `outer_src`, in a copy that
