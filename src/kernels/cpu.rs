@@ -296,8 +296,9 @@ fn parse_size(s: &str) -> Option<usize> {
 ///   0.58x with 2 tiles of 64 rows and 0.69-0.73x with 1; `f32` the same with 2 or 4 tiles
 ///   of 16 rows. 0 (no limit) elsewhere.
 /// - `stage_prefetch_rows`: the elementwise executor, staging a transposed operand through a
-///   tile buffer (`kernels/elementwise.rs`), prefetches the source rows this many rows ahead
-///   of the block it transposes (32: the rows of two 16-row blocks of 4-byte words).
+///   tile buffer (`kernels/staged.rs`), prefetches the source rows this many rows ahead
+///   of the block it transposes (32: the rows of two 16-row blocks of 4-byte words), into
+///   the L1, or into the L2 where `stage_prefetch_l2` (Intel, see `stage_row_bytes`).
 /// - Whole-row blocks (not a field: `BLOCK_STEPS` and `BLOCK_BYTES` in `kernels/tile.rs`,
 ///   the rule in `tile::block_steps`): a packed group whose source rows are 2 to 8 lines
 ///   long in tiles (`permute([0, 2, 1])` and `[2, 0, 1]` of 256 x 512 x 128 `f32`, NHWC to
@@ -324,18 +325,32 @@ fn parse_size(s: &str) -> Option<usize> {
 ///   (`kernels/runs.rs`). In the destination's order, the 256 x 512 x 128 `f32` permute read
 ///   256 streams of 512-byte runs at once: 0.49-0.97x a memcpy on the Xeon VM, from one run
 ///   to the next.
-/// - `stage_buffer_bytes`: an elementwise op over a transposed operand whose output streams
-///   (`a + b.t()` beyond the LLC, `kernels/staged.rs`) stages that operand through a buffer
-///   of this many bytes a thread: tiles of a page of each staged row by `budget / page`
-///   elements of each output row (1024 x 1024 `f32` at 4 MiB), so both sides read and write
-///   page-long runs. It is half the thread's share of the LLC (size over the CPUs sysfs
-///   lists as sharing it), at most 4 MiB, and 0 (the L2-sized tiles of `TILE_J_BYTES` x
-///   `TILE_L`) below 2 MiB. On the 2-core AMD EPYC (Zen 2, 16 MiB L3) VM, 4096 x 4096
-///   `f32`, 1 thread, the gather alone read `b` in 11-14 ms with 256-byte runs and in
-///   4.7-5.6 ms with 4 KiB runs; the whole op took 16.8-19.1 ms with the L2 tiles, 13.1-13.5
-///   ms at 4 KiB x 1024, 14.0 at 2 KiB x 2048, 14.8-15.3 at 4 KiB x 2048 (8 MiB), 16.1 at 8
-///   KiB x 512. With page-long runs the gather does not prefetch (the hardware follows a
-///   page; prefetching 32 rows ahead measured 2-5% slower).
+/// - `stage_buffer_bytes`, `stage_row_bytes`: an elementwise op over a transposed operand
+///   whose output streams (`a + b.t()` beyond the LLC, `kernels/staged.rs`) stages that
+///   operand through a buffer of `stage_buffer_bytes` a thread, in tiles of `stage_row_bytes`
+///   of each staged row by as many elements of each output row as the buffer holds (at most
+///   4096). The two vendors want opposite shapes.
+///   - AMD and unknown vendors: a page of each staged row (`stage_row_bytes` 4096), so both
+///     sides read and write page-long runs, through a buffer of half the thread's share of
+///     the LLC (size over the CPUs sysfs lists as sharing it), at most 4 MiB, and 0 (the
+///     L2-sized tiles of `TILE_J_BYTES` x `TILE_L`) below 2 MiB. On the 2-core AMD EPYC
+///     (Zen 2, 16 MiB L3) VM, 4096 x 4096 `f32`, 1 thread, the gather alone read `b` in
+///     11-14 ms with 256-byte runs and in 4.7-5.6 ms with 4 KiB runs; the whole op took
+///     16.8-19.1 ms with the L2 tiles, 13.1-13.5 ms at 4 KiB x 1024, 14.0 at 2 KiB x 2048,
+///     14.8-15.3 at 4 KiB x 2048 (8 MiB), 16.1 at 8 KiB x 512. With page-long runs the
+///     gather does not prefetch (the hardware follows a page; prefetching 32 rows ahead
+///     measured 2-5% slower).
+///   - Intel: two lines of each staged row (`stage_row_bytes` 128) by whole output rows,
+///     through a buffer of a quarter of the L2 (32 x 4096 `f32`, 512 KiB, on a 2 MiB L2),
+///     prefetching the staged rows into the L2 (`stage_prefetch_l2`). On the 2-core Xeon
+///     (Sapphire Rapids class) VM, 4096 x 4096 `f32`, 1 thread pinned, shapes interleaved in
+///     runs of one probe: 4 KiB x 1024 (the AMD shape) 29-30 ms, 128 B x 2048 22.3-23.7, 128 B x 4096
+///     19.7-20.7 (16 / 24 / 48 / 64 rows: 20.7-26.6 / 18.5-19.2 / 17.5-18.1 / 19.9-20.7
+///     with the L2 prefetch), and 16.5-17.3 ms with the rows prefetched into the L2 instead
+///     of the L1 (the L1's fill buffers, not DRAM, bound a gather whose every source line
+///     lies in another page); 2 threads 13.8-14.1 -> 8.0-8.4 ms (`a + b` 4.9-5.3). There
+///     the gather alone took 7.7-8.2 ms and the op alone 8.5; gathering the next tile
+///     between the op's rows (two buffers) measured 18.6-20.1 ms, slower again.
 ///
 /// # Examples
 /// ```
@@ -366,6 +381,8 @@ pub struct CopyTuning {
     pub group_max_rows: usize,
     /// How many source rows ahead the elementwise staging of a transposed operand prefetches.
     pub stage_prefetch_rows: usize,
+    /// Whether that staging prefetches into the L2 rather than the L1.
+    pub stage_prefetch_l2: bool,
     /// Weight of a source run in the loop-order cost model.
     pub read_weight: usize,
     /// Weight of a destination run in the loop-order cost model.
@@ -379,14 +396,20 @@ pub struct CopyTuning {
     /// Bytes of the buffers one thread may stage transposed operands through in an
     /// elementwise op that streams its output (0: the L2-sized tiles only).
     pub stage_buffer_bytes: usize,
+    /// Bytes of each staged row such an op's tiles read.
+    pub stage_row_bytes: usize,
 }
 
 /// The largest `stage_buffer_bytes` (see [`CopyTuning`]).
 const STAGE_CAP: usize = 4 << 20;
 
-/// `stage_buffer_bytes` for `cpu`: half its share of the last-level cache, at most
-/// [`STAGE_CAP`], and 0 below 2 MiB (see [Note [copy parameters]](CopyTuning)).
+/// `stage_buffer_bytes` for `cpu`: on Intel a quarter of the L2; elsewhere half its share of
+/// the last-level cache, at most [`STAGE_CAP`], and 0 below 2 MiB (see
+/// [Note [copy parameters]](CopyTuning)).
 fn stage_buffer_bytes(cpu: &CpuInfo) -> usize {
+    if cpu.vendor == "GenuineIntel" {
+        return cpu.l2_bytes / 4;
+    }
     let share = cpu.llc_bytes / cpu.llc_cpus.max(1) / 2;
     match share.min(STAGE_CAP) {
         b if b >= 2 << 20 => b,
@@ -426,12 +449,14 @@ impl CopyTuning {
             group_rows_per_l2_set: 32,
             group_max_rows: if intel { 64 } else { 0 },
             stage_prefetch_rows: 32,
+            stage_prefetch_l2: intel,
             read_weight: 2,
             write_weight: 1,
             parallel_bytes: 1 << 20,
             page_bytes: 4096,
             run_streams: 16,
             stage_buffer_bytes: stage_buffer_bytes(cpu),
+            stage_row_bytes: if intel { 128 } else { 4096 },
         }
     }
 }
@@ -474,6 +499,22 @@ mod tests {
         assert_eq!(with(6 << 20, 1), 3 << 20);
         assert_eq!(with(32 << 20, 16), 0);
         assert_eq!(with(32 << 20, 0), 4 << 20);
+        // Intel stages through its L2 whatever the LLC: a quarter of 2 MiB, in rows of two
+        // lines prefetched into the L2.
+        let spr = CpuInfo {
+            vendor: "GenuineIntel".into(),
+            l2_bytes: 2 << 20,
+            llc_bytes: 480 << 20,
+            llc_cpus: 2,
+            ..CpuInfo::fallback()
+        };
+        let t = CopyTuning::for_cpu(&spr);
+        assert_eq!(
+            (t.stage_buffer_bytes, t.stage_row_bytes, t.stage_prefetch_l2),
+            (512 << 10, 128, true)
+        );
+        let t = CopyTuning::for_cpu(&CpuInfo::fallback());
+        assert_eq!((t.stage_row_bytes, t.stage_prefetch_l2), (4096, false));
     }
 
     #[test]

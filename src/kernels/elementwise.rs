@@ -53,12 +53,12 @@ pub(crate) unsafe fn execute<const N: usize, K: Runs<N>>(
     let origin = SharedPtr(origin);
     let threads = threads_for(plan.numel());
     let stream = !K::READS_OUTPUT && super::stream_out::should_stream(plan.numel(), &K::SIZES);
-    // A streaming op stages its transposed operands through LLC-sized tiles where the CPU
-    // has room (Note [copy parameters], `stage_buffer_bytes`).
+    // A streaming op stages its transposed operands through tiles shaped for the CPU
+    // (Note [copy parameters], `stage_buffer_bytes` and `stage_row_bytes`).
     let wide = stream
         .then(|| {
             let tuning = super::cpu::CopyTuning::get();
-            let budget = (tuning.stage_buffer_bytes, tuning.page_bytes);
+            let budget = (tuning.stage_buffer_bytes, tuning.stage_row_bytes);
             super::staged::widen(plan, &K::SIZES, budget, threads)
         })
         .flatten()
@@ -490,7 +490,7 @@ mod tests {
     }
 
     /// `a + b.t()` through the staged tiles (buffer rows `pitch` apart), as planned and
-    /// widened ([`super::super::staged::widen`]): full and partial tiles along both tiled
+    /// reshaped for both vendors ([`super::super::staged::widen`]): full and partial tiles along both tiled
     /// dims, and an inner dim longer than one tile row ([`TILE_L`]), against the definition.
     #[test]
     fn staged_transposed_operands_give_the_definition() {
@@ -542,36 +542,40 @@ mod tests {
             .unwrap();
             assert!(layout.is_contiguous());
             check_out(out.as_slice(), "planned");
-            // The widened tiles of a streaming op, at a size that does not stream: a "page"
-            // of twice the planned rows and a budget for 512-element tile rows (under Miri
-            // only for the small cases).
+            // The reshaped tiles of a streaming op, at a size that does not stream: AMD's shape
+            // (a "page" of twice the planned rows) and Intel's (half the planned rows), each
+            // with a budget for 512-element tile rows (under Miri only for the small cases).
             if cfg!(miri) && rows * cols > 4096 {
                 return;
             }
             let size = size_of::<T>();
             let planned = plan_tiles.tile.as_ref().unwrap().rows;
-            let page = 2 * planned * size;
-            let tile = super::super::staged::widen(&plan_tiles, &[size; 3], (page * 512, page), 1)
-                .expect("a budget for 512 columns widens the tile");
-            assert_eq!((tile.rows, tile.cols), (2 * planned, 512));
-            let wide = Plan {
-                tile: Some(tile),
-                ..plan_tiles.clone()
-            };
-            let mut got = vec![from(0); rows * cols];
-            let kernel = Map2 {
-                f,
-                _types: PhantomData,
-            };
-            let bases = [
-                got.as_mut_ptr().cast(),
-                s.as_ptr() as *mut u8,
-                s.as_ptr() as *mut u8,
-            ];
-            // SAFETY: the plan addresses `rows x cols` row-major output elements of `got` and
-            // the input elements of `a` and `bt`, which lie in `s`; `got` is not an input.
-            unsafe { execute(&wide, bases, &kernel) };
-            check_out(&got, "widened");
+            for tile_rows in [2 * planned, planned / 2] {
+                let run = tile_rows * size;
+                let tile =
+                    super::super::staged::widen(&plan_tiles, &[size; 3], (run * 512, run), 1)
+                        .expect("a budget for 512 columns reshapes the tile");
+                assert_eq!((tile.rows, tile.cols), (tile_rows, 512));
+                let wide = Plan {
+                    tile: Some(tile),
+                    ..plan_tiles.clone()
+                };
+                let mut got = vec![from(0); rows * cols];
+                let kernel = Map2 {
+                    f,
+                    _types: PhantomData,
+                };
+                let bases = [
+                    got.as_mut_ptr().cast(),
+                    s.as_ptr() as *mut u8,
+                    s.as_ptr() as *mut u8,
+                ];
+                // SAFETY: the plan addresses `rows x cols` row-major output elements of `got`
+                // and the input elements of `a` and `bt`, which lie in `s`; `got` is not an
+                // input.
+                unsafe { execute(&wide, bases, &kernel) };
+                check_out(&got, &format!("{tile_rows}-row tiles"));
+            }
         }
         // 8 rows, the fewest that are staged: one partial tile of rows, two tiles along the
         // inner dim (about two minutes under Miri).

@@ -9,6 +9,16 @@ pub(super) fn prefetch(p: *const u8) {
     let _ = p;
 }
 
+/// Hints the CPU to fetch the cache line at `p` into L2 (not L1). Never faults, whatever `p`
+/// is.
+#[inline(always)]
+pub(super) fn prefetch_l2(p: *const u8) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    fetch::<{ std::arch::x86_64::_MM_HINT_T1 }>(p);
+    #[cfg(any(not(target_arch = "x86_64"), miri))]
+    let _ = p;
+}
+
 /// Hints the CPU to fetch the cache line at `p` into L1 for writing (`prefetchw`, a no-op on
 /// cores without it), so a later plain store to part of the line does not wait for the
 /// line's read-for-ownership. Never faults, whatever `p` is.
@@ -20,11 +30,11 @@ pub(super) fn prefetch_write(p: *const u8) {
     let _ = p;
 }
 
-/// `_mm_prefetch` with hint `H` (T0: read, ET0: write).
+/// `_mm_prefetch` with hint `H` (T0, T1: read into L1, L2; ET0: write).
 #[cfg(all(target_arch = "x86_64", not(miri)))]
 #[inline(always)]
 fn fetch<const H: i32>(p: *const u8) {
-    // SAFETY: `prefetcht0` and `prefetchw` are hints: they never fault or change memory, for
+    // SAFETY: `prefetcht0`, `prefetcht1` and `prefetchw` are hints: they never fault or change memory, for
     // any address. SSE is part of the x86_64 baseline; on cores without `prefetchw` its
     // encoding executes as a no-op.
     unsafe { std::arch::x86_64::_mm_prefetch::<H>(p.cast()) }

@@ -6,22 +6,22 @@
 //! (whole cache lines, through the copy kernel's in-register block transposes) and written
 //! transposed; the op then runs on unit-stride rows of every operand.
 //!
-//! An op whose output streams (larger than the last-level cache) stages through a larger
-//! tile where the LLC has room ([`widen`]): a page of each staged row by a page of each
-//! output row, so the gather reads the operand in page-long runs rather than 256-byte ones,
-//! with the buffer in the LLC rather than the L2.
+//! An op whose output streams (larger than the last-level cache) stages through a tile
+//! shaped for the CPU ([`widen`], Note [copy parameters], `stage_row_bytes`): on AMD a page
+//! of each staged row by a page of each output row, so the gather reads the operand in
+//! page-long runs, with the buffer in the LLC; on Intel two lines of each staged row by
+//! whole output rows, with the buffer in the L2 and the staged rows prefetched into it.
 //!
 //! The gather and the op run one after the other, tile by tile, into one buffer per staged
-//! operand that stays in L2. Overlapping them was measured slower on the Xeon VM of Note
-//! [copy parameters] (`a + b.t()`, 4096 x 4096 `f32`, one thread): gathering the next tile
-//! into a second buffer a few source rows at a time between the op's rows took 1.24-1.27x
-//! the time of the sequential walk with 1024-element tile rows, and more with 2048 (the two
-//! buffers no longer stay in L2 beside the op's streams, and the gather's scattered reads
-//! break up the op's sequential ones); so did prefetching the next tile during the op.
+//! operand. Overlapping them was measured slower on both Xeon VMs of Note [copy
+//! parameters] (`a + b.t()`, 4096 x 4096 `f32`, one thread): gathering the next tile into a
+//! second buffer a few source rows at a time between the op's rows took 1.24-1.27x the time
+//! of the sequential walk with page-square tiles, and about 1.1x with Intel's two-line
+//! tiles; so did prefetching the next tile during the op.
 
 use std::mem::MaybeUninit;
 
-use super::hint::prefetch;
+use super::hint::{prefetch, prefetch_l2};
 use super::run_kernel::{Runs, byte_strides};
 use super::stream_out::run_one;
 use super::transpose::Word;
@@ -29,16 +29,18 @@ use super::unravel::unravel_offsets;
 use crate::iter::Plan;
 use crate::iter::plan::Tile;
 
-/// The tile of `plan` (planned L2-sized) widened for an op whose output streams: `page_bytes`
-/// of the narrowest staged operand along the tile dim (`rows`), and along the inner dim as
-/// many elements as `budget` (`CopyTuning::stage_buffer_bytes`) holds for `rows` of every
-/// staged operand (at most 4096; 1024 for one `f32` operand at 4 MiB). `None`, keeping the
-/// planned tile, when that is fewer than 512 elements, no more rows than planned, or fewer
-/// work items than `threads`. `sizes` are the operands' element sizes.
+/// The tile of `plan` (planned L2-sized) reshaped for an op whose output streams:
+/// `row_bytes` (`CopyTuning::stage_row_bytes`) of the narrowest staged operand along the tile
+/// dim (`rows`), and along the inner dim as many elements as `budget`
+/// (`CopyTuning::stage_buffer_bytes`) holds for `rows` of every staged operand (at most
+/// 4096): 1024 x 1024 for one `f32` operand at a page and 4 MiB, 32 x 4096 at 128 bytes and
+/// 512 KiB. `None`, keeping the planned tile, when that is fewer than 512 elements, the
+/// planned tile itself, or fewer work items than `threads`. `sizes` are the operands'
+/// element sizes.
 pub(super) fn widen(
     plan: &Plan,
     sizes: &[usize],
-    (budget, page_bytes): (usize, usize),
+    (budget, row_bytes): (usize, usize),
     threads: usize,
 ) -> Option<Tile> {
     let tile = plan.tile.as_ref()?;
@@ -49,15 +51,16 @@ pub(super) fn widen(
     };
     let narrowest = staged().min()?;
     let per_elem: usize = staged().sum();
-    let rows = page_bytes / narrowest;
+    let rows = (row_bytes / narrowest).max(1);
     let cols = (budget / rows.checked_mul(per_elem)?.max(1)).min(4096);
     let len_j = plan.shape[tile.dim];
     let outer: usize = (0..plan.inner())
         .filter(|&d| d != tile.dim)
         .map(|d| plan.shape[d])
         .product();
-    let items = outer.saturating_mul(len_j.div_ceil(rows.max(1)));
-    (rows > tile.rows && cols >= 512 && items >= threads).then(|| Tile {
+    let items = outer.saturating_mul(len_j.div_ceil(rows));
+    let planned = (rows, cols) == (tile.rows, tile.cols);
+    (!planned && cols >= 512 && items >= threads).then(|| Tile {
         rows,
         cols,
         ..tile.clone()
@@ -171,7 +174,8 @@ pub(super) unsafe fn run_tiles<const N: usize, K: Runs<N>>(
 /// Copies a `tj x tl` tile whose element `(jj, l)` is at `src + jj * sj + l * sl` (strides in
 /// elements) into a buffer at `jj * ld + l`: the tile transposed into rows of the buffer,
 /// prefetching the source rows ahead when `prefetch` (runs shorter than a page, which the
-/// hardware prefetchers do not follow far enough).
+/// hardware prefetchers do not follow far enough), into the L2 where
+/// `CopyTuning::stage_prefetch_l2`.
 struct Gather {
     sj: isize,
     sl: isize,
@@ -217,7 +221,12 @@ impl Gather {
             ld,
             prefetch: prefetching,
         } = *self;
-        let ahead_rows = super::cpu::CopyTuning::get().stage_prefetch_rows;
+        let tuning = super::cpu::CopyTuning::get();
+        let ahead_rows = tuning.stage_prefetch_rows;
+        let fetch = match tuning.stage_prefetch_l2 {
+            true => prefetch_l2,
+            false => prefetch,
+        };
         let mk = W::MK;
         let (full_j, full_l) = match sj {
             1 => (tj - tj % mk, tl - tl % mk),
@@ -234,7 +243,7 @@ impl Gather {
                 for r in (0..mk).filter(|_| prefetching) {
                     let ahead = src.wrapping_offset((l0 + ahead_rows + r) as isize * sl);
                     for j0 in (0..tj).step_by(line) {
-                        prefetch(ahead.wrapping_add(j0).cast());
+                        fetch(ahead.wrapping_add(j0).cast());
                     }
                 }
                 for j0 in (0..full_j).step_by(mk) {
@@ -260,7 +269,7 @@ impl Gather {
                 continue;
             }
             if prefetching {
-                prefetch(src.wrapping_offset((l + ahead_rows) as isize * sl).cast());
+                fetch(src.wrapping_offset((l + ahead_rows) as isize * sl).cast());
             }
             // SAFETY: `l < tl` and `jj < tj`: a tile element and a buffer slot (contract).
             unsafe {
@@ -306,6 +315,34 @@ mod tests {
     }
 
     #[test]
+    fn intel_tiles_stage_two_lines_of_whole_output_rows() {
+        // 128 bytes of each staged row at a 512 KiB budget: 32 x 4096 f32, 16 x 4096 f64,
+        // 128 x 4096 u8; a budget too small for whole rows takes as many columns as fit.
+        for (size, rows) in [(4, 32), (8, 16), (1, 128)] {
+            let t = widen(&plan(4096, 4096, size), &[size; 3], (512 << 10, 128), 2).unwrap();
+            assert_eq!(
+                (t.dim, t.rows, t.cols),
+                (0, rows, 4096),
+                "{size}-byte words"
+            );
+        }
+        let t = widen(&plan(4096, 4096, 4), &[4; 3], (256 << 10, 128), 1).unwrap();
+        assert_eq!((t.rows, t.cols), (32, 2048));
+        // Two staged operands (`a.t() + b.t()`) share the budget.
+        let both = Plan::new(
+            &[4096, 4096],
+            vec![vec![4096, 1], vec![1, 4096], vec![1, 4096]],
+            vec![0; 3],
+            &[4; 3],
+        );
+        let t = widen(&both, &[4; 3], (512 << 10, 128), 1).unwrap();
+        assert_eq!(
+            (t.rows, t.cols, &t.staged[..]),
+            (32, 2048, &[false, true, true][..])
+        );
+    }
+
+    #[test]
     fn widening_is_refused_without_room_or_work_for_every_thread() {
         let p = plan(4096, 4096, 4);
         // No budget, or too small a one for 512 columns.
@@ -313,6 +350,11 @@ mod tests {
         assert_eq!(widen(&p, &[4; 3], (1 << 20, 4096), 1), None);
         // 4 tiles of 1024 rows for 8 threads.
         assert_eq!(widen(&p, &[4; 3], (4 << 20, 4096), 8), None);
+        // The planned tile itself (64 rows of f32 by TILE_L).
+        let planned = p.tile.clone().unwrap();
+        let per_row = planned.rows * 4;
+        let budget = per_row * planned.cols;
+        assert_eq!(widen(&p, &[4; 3], (budget, per_row), 1), None);
         // Not tiled at all.
         let plain = Plan::new(&[64, 64], vec![vec![64, 1]; 3], vec![0; 3], &[4; 3]);
         assert_eq!(widen(&plain, &[4; 3], (4 << 20, 4096), 1), None);
