@@ -695,6 +695,12 @@ mod tests {
         let (base, lens) = ([3, 301, 61], (50, 64));
         check_paths::<u32>(base, lens, |i| i as u32);
         check_paths::<u64>(base, lens, |i| (i as u64) << 20 | 7);
+        // Destination rows of 16 words, whole lines of `u32` and `u64`, starting off a line:
+        // the strided slice transposed (rows adjacent) and `permute([2, 1, 0])` (planes
+        // continuing one another) stream their edges as seam lines (`kernels/seams.rs`).
+        let (base, lens) = ([16, 34, 20], (10, 3));
+        check_paths::<u32>(base, lens, |i| i as u32);
+        check_paths::<u64>(base, lens, |i| (i as u64) << 20 | 7);
     }
 
     /// The same paths at the sizes Miri can afford (seconds, not hours): partial tiles whose

@@ -48,6 +48,7 @@ mod row_sums_avx2;
 mod run_kernel;
 mod runs;
 pub(crate) mod scan;
+mod seams;
 pub(crate) mod softmax;
 pub(crate) mod sort;
 mod staged;

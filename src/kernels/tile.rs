@@ -24,6 +24,7 @@
 
 use super::cpu::CopyTuning;
 use super::hint::prefetch;
+use super::seams::Chain;
 use super::tile_group::{
     BLOCK_BYTES, Buffers, GROUP_BYTES, LINE, block_steps, group_tiles, line, rows_alias_in_l2,
 };
@@ -223,7 +224,7 @@ impl Tile2d {
             }
         }
         // SAFETY: forwarded.
-        unsafe { self.edges(&p, src, dst, W::block_fn(stream)) };
+        unsafe { self.edges(&p, (src, dst), stream, None) };
     }
 
     /// Copies the group of `tiles x steps` packed `l x l` tiles (`l = line::<W>()`): `tiles`
@@ -342,17 +343,22 @@ impl Tile2d {
     }
 
     /// Copies the parts of the plane outside [`Packing`]'s full tiles: columns `0..cs` and
-    /// `cs + ct..cols` of rows `0..rt`, and rows `rt..rows` of every column.
+    /// `cs + ct..cols` of rows `0..rt` (as seam lines where [`Tile2d::seams`] and the rows
+    /// or the planes continue one another, see `kernels/seams.rs`; the right edge left to
+    /// the next plane of a `chain`), and rows `rt..rows` of every column, through the block
+    /// transposes for `stream`.
     ///
     /// # Safety
-    /// As [`Tile2d::run`]; `p` is `self.packing(dst)`.
+    /// As [`Tile2d::run`]; `p` is `self.packing(dst)`; a `chain` describes the planes around
+    /// this one, each as [`Tile2d::run`] requires.
     pub(super) unsafe fn edges<W: Word>(
         &self,
         p: &Packing,
-        src: *const W,
-        dst: *mut W,
-        block: BlockFn<W>,
+        (src, dst): (*const W, *mut W),
+        stream: bool,
+        chain: Option<Chain>,
     ) {
+        let block = W::block_fn(stream);
         let strip = |rows: usize, cols: usize| Tile2d {
             rows,
             cols,
@@ -364,16 +370,27 @@ impl Tile2d {
             strip(self.rows - p.rt, self.cols),
         );
         let end = (p.cs + p.ct) as isize;
+        let seams = self.seams::<W>(p, stream);
+        let chain = chain.filter(|_| seams && self.dst_row != self.cols as isize);
         // SAFETY: each non-empty strip is a part of the plane, given by its first element (an
         // element of the plane, so the offsets stay inside the allocation). An empty strip is
         // skipped: its first element may lie past the plane, where even forming the pointer
-        // with `offset` would be undefined.
+        // with `offset` would be undefined. The seams hold their writers' conditions (the
+        // chain's from the contract).
         unsafe {
-            if left.rows > 0 && left.cols > 0 {
-                left.run_tiled(src, dst, block);
-            }
-            if right.rows > 0 && right.cols > 0 {
-                right.run_tiled(src.offset(end * self.src_col), dst.offset(end), block);
+            if seams && self.dst_row == self.cols as isize {
+                self.write_seams(p, src, dst, W::block_fn(false));
+            } else {
+                match chain {
+                    Some(c) if !c.first => {
+                        self.write_chained_seams(p, src, dst, (W::block_fn(false), c.pred))
+                    }
+                    _ if left.rows > 0 && left.cols > 0 => left.run_tiled(src, dst, block),
+                    _ => {}
+                }
+                if right.rows > 0 && right.cols > 0 && chain.is_none_or(|c| c.last) {
+                    right.run_tiled(src.offset(end * self.src_col), dst.offset(end), block);
+                }
             }
             if bottom.rows > 0 && bottom.cols > 0 {
                 bottom.run_tiled(
@@ -475,6 +492,8 @@ mod tests {
             let (rows, cols) = (l + 3, 2 * l + 5);
             check::<W>(rows, cols, rows + 2, cols.next_multiple_of(l), 1, false);
             check::<W>(2 * l, l + 1, 2 * l, l + 1, 0, true);
+            // Seam lines: adjacent rows of two lines, starting off a line, and a bottom strip.
+            check::<W>(l + 3, 2 * l, 2 * l, 2 * l, 1, true);
             return;
         }
         // The shapes with 11 column tiles have full groups of `group_tiles` and a shorter
@@ -489,6 +508,8 @@ mod tests {
             (2 * l + 5, 11 * l + 3),
             (8 * l, 3 * l + 2),
             (9 * l, l + 7),
+            (3 * l + 5, 4 * l),
+            (2 * l, 2 * l),
         ];
         let (tuning, g) = (CopyTuning::get(), group_tiles::<W>(CopyTuning::get(), 1));
         assert_eq!(block_steps::<W>(2 * l, g, 2 * l as isize, tuning), 2);
@@ -498,8 +519,10 @@ mod tests {
             for stream in [false, true] {
                 // Row strides whose rows share one alignment phase (a multiple of a line) and
                 // ones that do not; starts on and off a line boundary.
+                // Rows a whole number of lines long and adjacent, starting off a line,
+                // stream their edges as seam lines.
                 for dst_row in [cols.next_multiple_of(l), cols + 1] {
-                    for dst_start in [0, 1, l - 1] {
+                    for dst_start in [0, 1, l / 2, l - 1] {
                         check::<W>(rows, cols, rows + 2, dst_row, dst_start, stream);
                     }
                 }

@@ -27,6 +27,7 @@
 //! block, when its rows are adjacent in memory).
 
 use super::cpu::CopyTuning;
+use super::seams::Chain;
 use super::tile::{Packing, Tile2d};
 use super::tile_group::{Buffers, block_steps, group_tiles, line};
 use super::transpose::Word;
@@ -357,14 +358,28 @@ pub(super) unsafe fn try_run<W: Word>(
     let strides_o: Vec<[isize; 2]> = outer.iter().map(|o| [o.src, o.dst]).collect();
     let p = nest.p;
     let has_edges = p.cs != 0 || p.ct != t.cols || p.rt != t.rows;
+    // An outer dim along which each plane's destination rows continue the previous plane's
+    // (its destination stride is the rows' length): the planes' edges meet in seam lines.
+    let chained = outer
+        .iter()
+        .position(|o| o.count > 1 && o.dst == t.cols as isize);
     // The edges of planes lo..hi (flat indices over the outer dims).
     let edges = |lo: usize, hi: usize| {
         let (s0, d0) = (sp, dp);
-        let block = W::block_fn(stream);
         for plane in lo..hi {
-            let (_, offs) = super::unravel::unravel_offsets(plane, &shape_o, &strides_o);
-            // SAFETY: plane `plane` is one of the plan's planes (in bounds by the contract).
-            unsafe { t.edges(&p, s0.0.offset(offs[0]), d0.0.offset(offs[1]), block) };
+            let (index, offs) = super::unravel::unravel_offsets(plane, &shape_o, &strides_o);
+            let chain = chained.map(|d| Chain {
+                pred: -outer[d].src,
+                first: index[d] == 0,
+                last: index[d] + 1 == outer[d].count,
+            });
+            // SAFETY: plane `plane` is one of the plan's planes (in bounds by the contract),
+            // and so are the ones before and after it along the chained dim, where it has
+            // them.
+            unsafe {
+                let (s, d) = (s0.0.offset(offs[0]), d0.0.offset(offs[1]));
+                t.edges(&p, (s, d), stream, chain)
+            };
         }
         if stream {
             super::transpose::store_fence();
