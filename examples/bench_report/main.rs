@@ -38,7 +38,8 @@ fn main() {
          Copy parameters: tile rows {} B, packed planes from {} KiB, L2 way {} KiB, streaming \
          stores above {} MiB, prefetch {} tiles ahead, groups of {} tiles (at most {} rows, {} per L2 set; 0: no limit), row runs blocked {} \
          at a time, parallel from {} KiB, runs credited up to {} B, transposed operands staged \
-         through {} KiB a thread when the output streams (0: L2 tiles only).\n",
+         through {} KiB a thread when the output streams (0: L2 tiles only), {} B of each \
+         staged row a tile, prefetched into the {}.\n",
         cpu.model,
         cpu.vendor,
         cpu.l1d_bytes >> 10,
@@ -60,6 +61,8 @@ fn main() {
         t.parallel_bytes >> 10,
         t.page_bytes,
         t.stage_buffer_bytes >> 10,
+        t.stage_row_bytes,
+        if t.stage_prefetch_l2 { "L2" } else { "L1" },
     );
     println!(
         "{cores} cores; medians of {reps} runs; REF measured interleaved with every case. \
