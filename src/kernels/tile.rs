@@ -518,9 +518,8 @@ mod tests {
         for (rows, cols) in shapes {
             for stream in [false, true] {
                 // Row strides whose rows share one alignment phase (a multiple of a line) and
-                // ones that do not; starts on and off a line boundary.
-                // Rows a whole number of lines long and adjacent, starting off a line,
-                // stream their edges as seam lines.
+                // ones that do not; starts on and off a line boundary (rows of whole lines,
+                // adjacent and off a line, stream their edges as seam lines).
                 for dst_row in [cols.next_multiple_of(l), cols + 1] {
                     for dst_start in [0, 1, l / 2, l - 1] {
                         check::<W>(rows, cols, rows + 2, dst_row, dst_start, stream);
