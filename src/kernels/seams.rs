@@ -1,9 +1,9 @@
 //! The edge columns of a streamed packed plane whose destination rows are adjacent and start
 //! off a cache line, written as whole lines ("seams").
 //!
-//! A packed plane ([`Tile2d::packing`]) shifts its tiles so their destination lines are
-//! whole, leaving `cs` columns on the left of every row and `l - cs` on the right (`l` words
-//! a line, rows a whole number of lines long). When the rows are adjacent in the
+//! A packed plane (`Tile2d::packing`, `kernels/tile.rs`) shifts its tiles so their
+//! destination lines are whole, leaving `cs` columns on the left of every row and `l - cs`
+//! on the right (`l` words a line, rows a whole number of lines long). When the rows are adjacent in the
 //! destination (`dst_row == cols`: the last dim of an NHWC output, a `contiguous_into` a
 //! buffer that starts off a line), the right edge of each row and the left edge of the next
 //! are one line: its first `l - cs` words belong to row `r - 1`, the rest to row `r`.
@@ -32,7 +32,6 @@
 use std::mem::MaybeUninit;
 
 use super::carry::Line;
-use super::tile::{Packing, Tile2d};
 use super::tile_group::{LINE, line};
 use super::transpose::{BlockFn, Word, write_line};
 
@@ -59,38 +58,59 @@ pub(super) struct Chain {
     pub(super) last: bool,
 }
 
-impl Tile2d {
-    /// Whether the edge columns of the full tiles' rows (`0..p.rt`) can go as seam lines (see
+/// The edge columns of a packed plane, as `Tile2d::packing` leaves them: the plane
+/// (`dst[r * dst_row + c] = src[r * src_row + c * src_col]`, `cols` columns) in full `l x l`
+/// tiles over rows `0..rt` and columns `cs..cs + ct`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct EdgeCols {
+    /// Rows covered by full tiles.
+    pub(super) rt: usize,
+    /// Columns left of the tiles.
+    pub(super) cs: usize,
+    /// Columns the tiles cover.
+    pub(super) ct: usize,
+    /// Columns of the plane.
+    pub(super) cols: usize,
+    /// Source stride of a row, in words.
+    pub(super) src_row: isize,
+    /// Source stride of a column, in words.
+    pub(super) src_col: isize,
+    /// Destination stride of a row, in words.
+    pub(super) dst_row: isize,
+}
+
+impl EdgeCols {
+    /// Whether the edge columns of the full tiles' rows (`0..rt`) can go as seam lines (see
     /// the [module docs](self)): a streamed copy, the source unit-stride along rows, the
     /// destination rows a whole number of lines long, the tiles shifted (`cs > 0`) and at
     /// least one row of tiles. The rows must also continue one another (`dst_row == cols`,
-    /// [`Tile2d::write_seams`]) or the planes ([`Tile2d::write_chained_seams`]).
-    pub(super) fn seams<W: Word>(&self, p: &Packing, stream: bool) -> bool {
+    /// [`EdgeCols::write_seams`]) or the planes ([`EdgeCols::write_chained_seams`]).
+    pub(super) fn seams<W: Word>(&self, stream: bool) -> bool {
         let l = line::<W>();
-        stream && self.src_row == 1 && p.cs > 0 && p.rt >= l && self.cols % l == 0
+        stream && self.src_row == 1 && self.cs > 0 && self.rt >= l && self.cols % l == 0
     }
 
-    /// Writes the left edges of rows `0..p.rt` of a plane that follows another in a
+    /// Writes the left edges of rows `0..rt` of a plane that follows another in a
     /// [`Chain`] as seam lines, each with the previous plane's right edge of the same row,
     /// whose source is `pred` words from this plane's (see the [module docs](self)).
     ///
     /// # Safety
-    /// As [`Tile2d::run`] for this plane and for the previous one (`pred` words away in the
-    /// source, `cols` words before in the destination); `p` is `self.packing(dst)` and
-    /// `self.seams::<W>(p, true)` holds, so every seam line (`l` words from
+    /// The plane's words and the previous plane's (`pred` words away in the source, `cols`
+    /// words before in the destination) are readable at `src` and writable at `dst`, not
+    /// overlapping; these are its edges for `dst` and [`EdgeCols::seams`] holds for a
+    /// streamed copy, so every seam line (`l` words from
     /// `dst + r * dst_row - (l - cs)`, `r < rt`) starts on a cache line and lies in the
     /// right edge of row `r` of the previous plane and the left edge of row `r` of this one.
     pub(super) unsafe fn write_chained_seams<W: Word>(
         &self,
-        p: &Packing,
         src: *const W,
         dst: *mut W,
         (block, pred): (BlockFn<W>, isize),
     ) {
         let (l, mk) = (line::<W>(), W::MK);
         let li = l as isize;
-        let rw = l - p.cs;
-        let right = (p.cs + p.ct) as isize;
+        let rw = l - self.cs;
+        let right = (self.cs + self.ct) as isize;
         // Slot k of a tile row: the previous plane's right edge, then this plane's left edge.
         let from = |k: usize| match k < rw {
             true => pred + (right + k as isize) * self.src_col,
@@ -104,7 +124,7 @@ impl Tile2d {
         // blocks read it. Tile row i of `b` is the seam line of row r0 + i, 64-byte aligned,
         // and its destination starts on a line inside the two planes' edges (contract).
         unsafe {
-            for r0 in (0..p.rt as isize).step_by(l) {
+            for r0 in (0..self.rt as isize).step_by(l) {
                 for k in 0..l {
                     std::ptr::copy_nonoverlapping(src.offset(r0 + from(k)), pa.add(k * l), l);
                 }
@@ -122,16 +142,16 @@ impl Tile2d {
         }
     }
 
-    /// Writes the edge columns of rows `0..p.rt` (columns `0..cs` and `cs + ct..cols`) as
+    /// Writes the edge columns of rows `0..rt` (columns `0..cs` and `cs + ct..cols`) as
     /// seam lines (see the [module docs](self)), through the block transpose `block`.
     ///
     /// # Safety
-    /// As [`Tile2d::run`]; `p` is `self.packing(dst)`, `self.seams::<W>(p, true)` holds and
+    /// The plane's words are readable at `src` and writable at `dst`, not overlapping; these
+    /// are its edges for `dst`, [`EdgeCols::seams`] holds for a streamed copy and
     /// `dst_row == cols`, so every seam line (`l` words from `dst + r * cols - (l - cs)`,
     /// `1 <= r < rt`) starts on a cache line and lies inside rows `r - 1` and `r`.
     pub(super) unsafe fn write_seams<W: Word>(
         &self,
-        p: &Packing,
         src: *const W,
         dst: *mut W,
         block: BlockFn<W>,
@@ -139,8 +159,8 @@ impl Tile2d {
         let (l, mk) = (line::<W>(), W::MK);
         let (li, cols) = (l as isize, self.cols as isize);
         // Slot k of a tile row: the right edge's columns, then the left edge's.
-        let rw = l - p.cs;
-        let right = (p.cs + p.ct) as isize;
+        let rw = l - self.cs;
+        let right = (self.cs + self.ct) as isize;
         let col = |k: usize| {
             if k < rw {
                 right + k as isize
@@ -161,7 +181,7 @@ impl Tile2d {
         // `dst`) and the last row's right edge (`rw` words from column `right` of row rt - 1)
         // do too.
         unsafe {
-            for r0 in (0..p.rt as isize).step_by(l) {
+            for r0 in (0..self.rt as isize).step_by(l) {
                 for k in 0..l {
                     let s = src.offset(r0 + col(k) * self.src_col);
                     std::ptr::copy_nonoverlapping(s, pa.add(k * l), l);
@@ -175,21 +195,21 @@ impl Tile2d {
                 for i in 0..l {
                     let (r, row) = (r0 + i as isize, pb.add(i * l));
                     if r == 0 {
-                        std::ptr::copy_nonoverlapping(row.add(rw), dst, p.cs);
+                        std::ptr::copy_nonoverlapping(row.add(rw), dst, self.cs);
                     } else {
                         // Slots < rw from row r - 1 (kept in `ps` or the row above), the
                         // rest from row r.
                         if i > 0 {
                             std::ptr::copy_nonoverlapping(row.sub(l), ps, rw);
                         }
-                        std::ptr::copy_nonoverlapping(row.add(rw), ps.add(rw), p.cs);
+                        std::ptr::copy_nonoverlapping(row.add(rw), ps.add(rw), self.cs);
                         let at = dst.offset(r * cols - rw as isize);
                         write_line(ps, at, l, true);
                     }
                 }
                 std::ptr::copy_nonoverlapping(pb.add((l - 1) * l), ps, rw);
             }
-            let last = dst.offset((p.rt as isize - 1) * cols + right);
+            let last = dst.offset((self.rt as isize - 1) * cols + right);
             std::ptr::copy_nonoverlapping(ps, last, rw);
         }
     }
@@ -197,6 +217,7 @@ impl Tile2d {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tile::Tile2d;
     use super::*;
 
     /// The edges of `planes` planes of `rows x cols` words whose destination rows continue
@@ -224,10 +245,16 @@ mod tests {
         };
         let dst = buf[skip + start..].as_mut_ptr();
         let p = t.packing(dst);
-        assert!(
-            t.seams::<W>(&p, true),
-            "{rows}x{cols} from {start} has seams"
-        );
+        let e = EdgeCols {
+            rt: p.rt,
+            cs: p.cs,
+            ct: p.ct,
+            cols,
+            src_row: 1,
+            src_col: src_col as isize,
+            dst_row: dst_row as isize,
+        };
+        assert!(e.seams::<W>(true), "{rows}x{cols} from {start} has seams");
         for o in 0..planes {
             let chain = Chain {
                 pred: -(plane_src as isize),

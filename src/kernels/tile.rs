@@ -24,7 +24,7 @@
 
 use super::cpu::CopyTuning;
 use super::hint::prefetch;
-use super::seams::Chain;
+use super::seams::{Chain, EdgeCols};
 use super::tile_group::{
     BLOCK_BYTES, Buffers, GROUP_BYTES, LINE, block_steps, group_tiles, line, rows_alias_in_l2,
 };
@@ -343,7 +343,7 @@ impl Tile2d {
     }
 
     /// Copies the parts of the plane outside [`Packing`]'s full tiles: columns `0..cs` and
-    /// `cs + ct..cols` of rows `0..rt` (as seam lines where [`Tile2d::seams`] and the rows
+    /// `cs + ct..cols` of rows `0..rt` (as seam lines where [`EdgeCols::seams`] and the rows
     /// or the planes continue one another, see `kernels/seams.rs`; the right edge left to
     /// the next plane of a `chain`), and rows `rt..rows` of every column, through the block
     /// transposes for `stream`.
@@ -370,7 +370,16 @@ impl Tile2d {
             strip(self.rows - p.rt, self.cols),
         );
         let end = (p.cs + p.ct) as isize;
-        let seams = self.seams::<W>(p, stream);
+        let e = EdgeCols {
+            rt: p.rt,
+            cs: p.cs,
+            ct: p.ct,
+            cols: self.cols,
+            src_row: self.src_row,
+            src_col: self.src_col,
+            dst_row: self.dst_row,
+        };
+        let seams = e.seams::<W>(stream);
         let chain = chain.filter(|_| seams && self.dst_row != self.cols as isize);
         // SAFETY: each non-empty strip is a part of the plane, given by its first element (an
         // element of the plane, so the offsets stay inside the allocation). An empty strip is
@@ -379,11 +388,11 @@ impl Tile2d {
         // chain's from the contract).
         unsafe {
             if seams && self.dst_row == self.cols as isize {
-                self.write_seams(p, src, dst, W::block_fn(false));
+                e.write_seams(src, dst, W::block_fn(false));
             } else {
                 match chain {
                     Some(c) if !c.first => {
-                        self.write_chained_seams(p, src, dst, (W::block_fn(false), c.pred))
+                        e.write_chained_seams(src, dst, (W::block_fn(false), c.pred))
                     }
                     _ if left.rows > 0 && left.cols > 0 => left.run_tiled(src, dst, block),
                     _ => {}
