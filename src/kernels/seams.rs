@@ -3,10 +3,11 @@
 //!
 //! A packed plane (`Tile2d::packing`, `kernels/tile.rs`) shifts its tiles so their
 //! destination lines are whole, leaving `cs` columns on the left of every row and `l - cs`
-//! on the right (`l` words a line, rows a whole number of lines long). When the rows are adjacent in the
-//! destination (`dst_row == cols`: the last dim of an NHWC output, a `contiguous_into` a
-//! buffer that starts off a line), the right edge of each row and the left edge of the next
-//! are one line: its first `l - cs` words belong to row `r - 1`, the rest to row `r`.
+//! on the right (`l` words a line, rows a whole number of lines long). When the rows are
+//! adjacent in the destination (`dst_row == cols`: the last dim of an NHWC output, a
+//! `contiguous_into` a buffer that starts off a line), the right edge of each row and the
+//! left edge of the next are one line: its first `l - cs` words belong to row `r - 1`, the
+//! rest to row `r`.
 //! Written as two strips of square tiles, each such line took two plain partial stores, long
 //! after the tiles around it had streamed past, each waiting for the line to be read from
 //! DRAM first (a read for ownership). On the 2-core Xeon VM of Note [copy parameters],
