@@ -174,10 +174,9 @@ impl EdgeCols {
         let ps = seam.0.as_mut_ptr().cast::<W>();
         // SAFETY: `a` and `b` hold `l * l` words (`LINE * LINE` bytes), `seam` one line of
         // `l`, all aligned to 64 >= align_of::<W>(); between tile rows `seam` keeps the last
-        // row's right edge. Rows
-        // r0..r0 + l <= rt <= rows of the edge columns (< cols) are in the plane (contract);
-        // every word of `a` is written before the blocks read it and every word of `b` read
-        // is written by them. Seam line r starts on a cache line (contract) and lies inside
+        // row's right edge. Rows r0..r0 + l <= rt <= rows of the edge columns (< cols) are
+        // in the plane (contract); every word of `a` is written before the blocks read it
+        // and every word of `b` read is written by them. Seam line r starts on a cache line (contract) and lies inside
         // rows r - 1 and r, which the plane owns; the first row's left edge (cs words from
         // `dst`) and the last row's right edge (`rw` words from column `right` of row rt - 1)
         // do too.
