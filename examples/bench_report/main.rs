@@ -87,7 +87,8 @@ fn main() {
              memcpy: a memcpy of the output's bytes into a newly allocated 2 MiB aligned buffer \
              advised for huge pages (allocation, faults and free inside the timing), the floor \
              for a cold output, and cold / fresh memcpy the cold copy's speed as a fraction of \
-             it; into: `contiguous_into` a reused buffer. ndarray allocates normally (4 KiB \
+             it; into: `contiguous_into` a reused `Vec`, placed 16 bytes past a cache line \
+             (where glibc's large allocations start). ndarray allocates normally (4 KiB \
              pages).\n"
         );
         let mut h = harness::Harness::new(reps);
