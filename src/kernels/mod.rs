@@ -36,6 +36,7 @@ pub(crate) mod line_ops;
 pub(crate) mod lines;
 pub(crate) mod moments;
 pub(crate) mod parallel;
+mod plane;
 pub(crate) mod reduce;
 mod reduce_order;
 mod reduce_outer;

@@ -1,7 +1,7 @@
 //! The edge columns of a streamed packed plane whose destination rows are adjacent and start
 //! off a cache line, written as whole lines ("seams").
 //!
-//! A packed plane (`Tile2d::packing`, `kernels/tile.rs`) shifts its tiles so their
+//! A packed plane ([`Tile2d::packing`]) shifts its tiles so their
 //! destination lines are whole, leaving `cs` columns on the left of every row and `l - cs`
 //! on the right (`l` words a line, rows a whole number of lines long). When the rows are
 //! adjacent in the destination (`dst_row == cols`: the last dim of an NHWC output, a
@@ -33,6 +33,7 @@
 use std::mem::MaybeUninit;
 
 use super::carry::Line;
+use super::plane::{Packing, Tile2d};
 use super::tile_group::{LINE, line};
 use super::transpose::{BlockFn, Word, write_line};
 
@@ -59,165 +60,173 @@ pub(super) struct Chain {
     pub(super) last: bool,
 }
 
-/// The edge columns of a packed plane, as `Tile2d::packing` leaves them: the plane
-/// (`dst[r * dst_row + c] = src[r * src_row + c * src_col]`, `cols` columns) in full `l x l`
-/// tiles over rows `0..rt` and columns `cs..cs + ct`.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct EdgeCols {
-    /// Rows covered by full tiles.
-    pub(super) rt: usize,
-    /// Columns left of the tiles.
-    pub(super) cs: usize,
-    /// Columns the tiles cover.
-    pub(super) ct: usize,
-    /// Columns of the plane.
-    pub(super) cols: usize,
-    /// Source stride of a row, in words.
-    pub(super) src_row: isize,
-    /// Source stride of a column, in words.
-    pub(super) src_col: isize,
-    /// Destination stride of a row, in words.
-    pub(super) dst_row: isize,
-}
-
-impl EdgeCols {
-    /// Whether the edge columns of the full tiles' rows (`0..rt`) can go as seam lines (see
+impl Tile2d {
+    /// Whether the edge columns of the full tiles' rows (`0..p.rt`) can go as seam lines (see
     /// the [module docs](self)): a streamed copy, the source unit-stride along rows, the
     /// destination rows a whole number of lines long, the tiles shifted (`cs > 0`) and at
     /// least one row of tiles. The rows must also continue one another (`dst_row == cols`,
-    /// [`EdgeCols::write_seams`]) or the planes ([`EdgeCols::write_chained_seams`]).
-    pub(super) fn seams<W: Word>(&self, stream: bool) -> bool {
+    /// [`Tile2d::write_seams`]) or the planes ([`Tile2d::write_chained_seams`]).
+    pub(super) fn seams<W: Word>(&self, p: &Packing, stream: bool) -> bool {
         let l = line::<W>();
-        stream && self.src_row == 1 && self.cs > 0 && self.rt >= l && self.cols % l == 0
+        stream && self.src_row == 1 && p.cs > 0 && p.rt >= l && self.cols % l == 0
     }
 
-    /// Writes the left edges of rows `0..rt` of a plane that follows another in a
+    /// Writes the left edges of rows `0..p.rt` of a plane that follows another in a
     /// [`Chain`] as seam lines, each with the previous plane's right edge of the same row,
     /// whose source is `pred` words from this plane's (see the [module docs](self)).
     ///
     /// # Safety
     /// The plane's words and the previous plane's (`pred` words away in the source, `cols`
     /// words before in the destination) are readable at `src` and writable at `dst`, not
-    /// overlapping; these are its edges for `dst` and [`EdgeCols::seams`] holds for a
-    /// streamed copy, so every seam line (`l` words from
-    /// `dst + r * dst_row - (l - cs)`, `r < rt`) starts on a cache line and lies in the
-    /// right edge of row `r` of the previous plane and the left edge of row `r` of this one.
+    /// overlapping; `p` is `self.packing(dst)` and [`Tile2d::seams`] holds for a streamed
+    /// copy, so every seam line (`l` words from `dst + r * dst_row - (l - cs)`, `r < rt`)
+    /// starts on a cache line and lies in the right edge of row `r` of the previous plane
+    /// and the left edge of row `r` of this one.
     pub(super) unsafe fn write_chained_seams<W: Word>(
         &self,
+        p: &Packing,
         src: *const W,
         dst: *mut W,
         (block, pred): (BlockFn<W>, isize),
     ) {
-        let (l, mk) = (line::<W>(), W::MK);
-        let li = l as isize;
-        let rw = l - self.cs;
-        let right = (self.cs + self.ct) as isize;
+        let l = line::<W>();
+        let rw = l - p.cs;
         // Slot k of a tile row: the previous plane's right edge, then this plane's left edge.
+        let right = (p.cs + p.ct) as isize;
         let from = |k: usize| match k < rw {
             true => pred + (right + k as isize) * self.src_col,
             false => (k - rw) as isize * self.src_col,
         };
-        let (mut a, mut b) = (Square::new(), Square::new());
-        let (pa, pb) = (a.0.as_mut_ptr().cast::<W>(), b.0.as_mut_ptr().cast::<W>());
-        // SAFETY: `a` and `b` hold `l * l` words (`LINE * LINE` bytes), aligned to 64 >=
-        // align_of::<W>(). Rows r0..r0 + l <= rt <= rows of the edge columns are in this
-        // plane or the previous one (contract); every word of `a` is written before the
-        // blocks read it. Tile row i of `b` is the seam line of row r0 + i, 64-byte aligned,
-        // and its destination starts on a line inside the two planes' edges (contract).
+        let mut tiles = Tiles::new();
+        // SAFETY: rows r0..r0 + l <= rt <= rows of the edge columns are in this plane or the
+        // previous one (contract). Tile row i of `b` is the seam line of row r0 + i, 64-byte
+        // aligned, and its destination starts on a line inside the two planes' edges
+        // (contract).
         unsafe {
-            for r0 in (0..self.rt as isize).step_by(l) {
-                for k in 0..l {
-                    std::ptr::copy_nonoverlapping(src.offset(r0 + from(k)), pa.add(k * l), l);
-                }
-                for kb in (0..l).step_by(mk) {
-                    for ib in (0..l).step_by(mk) {
-                        block(pa.add(kb * l + ib), li, pb.add(ib * l + kb), li);
-                    }
-                }
+            for r0 in (0..p.rt as isize).step_by(l) {
+                let b = tiles.load_transposed(src.offset(r0), from, block);
                 for i in 0..l {
                     let r = r0 + i as isize;
                     let at = dst.offset(r * self.dst_row - rw as isize);
-                    write_line(pb.add(i * l), at, l, true);
+                    write_line(b.add(i * l), at, l, true);
                 }
             }
         }
     }
 
-    /// Writes the edge columns of rows `0..rt` (columns `0..cs` and `cs + ct..cols`) as
+    /// Writes the edge columns of rows `0..p.rt` (columns `0..cs` and `cs + ct..cols`) as
     /// seam lines (see the [module docs](self)), through the block transpose `block`.
     ///
     /// # Safety
-    /// The plane's words are readable at `src` and writable at `dst`, not overlapping; these
-    /// are its edges for `dst`, [`EdgeCols::seams`] holds for a streamed copy and
+    /// The plane's words are readable at `src` and writable at `dst`, not overlapping; `p` is
+    /// `self.packing(dst)`, [`Tile2d::seams`] holds for a streamed copy and
     /// `dst_row == cols`, so every seam line (`l` words from `dst + r * cols - (l - cs)`,
     /// `1 <= r < rt`) starts on a cache line and lies inside rows `r - 1` and `r`.
     pub(super) unsafe fn write_seams<W: Word>(
         &self,
+        p: &Packing,
         src: *const W,
         dst: *mut W,
         block: BlockFn<W>,
     ) {
-        let (l, mk) = (line::<W>(), W::MK);
-        let (li, cols) = (l as isize, self.cols as isize);
+        let l = line::<W>();
+        let cols = self.cols as isize;
+        let rw = l - p.cs;
         // Slot k of a tile row: the right edge's columns, then the left edge's.
-        let rw = l - self.cs;
-        let right = (self.cs + self.ct) as isize;
-        let col = |k: usize| {
-            if k < rw {
-                right + k as isize
-            } else {
-                (k - rw) as isize
-            }
+        let right = (p.cs + p.ct) as isize;
+        let from = |k: usize| match k < rw {
+            true => (right + k as isize) * self.src_col,
+            false => (k - rw) as isize * self.src_col,
         };
-        let (mut a, mut b, mut seam) = (Square::new(), Square::new(), Line([0; LINE]));
-        let (pa, pb) = (a.0.as_mut_ptr().cast::<W>(), b.0.as_mut_ptr().cast::<W>());
+        let (mut tiles, mut seam) = (Tiles::new(), Line([0; LINE]));
         let ps = seam.0.as_mut_ptr().cast::<W>();
-        // SAFETY: `a` and `b` hold `l * l` words (`LINE * LINE` bytes), `seam` one line of
-        // `l`, all aligned to 64 >= align_of::<W>(); between tile rows `seam` keeps the last
-        // row's right edge. Rows r0..r0 + l <= rt <= rows of the edge columns (< cols) are
-        // in the plane (contract); every word of `a` is written before the blocks read it
-        // and every word of `b` read is written by them. Seam line r starts on a cache line (contract) and lies inside
-        // rows r - 1 and r, which the plane owns; the first row's left edge (cs words from
-        // `dst`) and the last row's right edge (`rw` words from column `right` of row rt - 1)
-        // do too.
+        // SAFETY: `seam` holds one line of `l` words, aligned to 64 >= align_of::<W>();
+        // between tile rows it keeps the last row's right edge. Rows r0..r0 + l <= rt <= rows
+        // of the edge columns (< cols) are in the plane (contract). Seam line r starts on a
+        // cache line (contract) and lies inside rows r - 1 and r, which the plane owns; the
+        // first row's left edge (cs words from `dst`) and the last row's right edge (`rw`
+        // words from column `right` of row rt - 1) do too.
         unsafe {
-            for r0 in (0..self.rt as isize).step_by(l) {
-                for k in 0..l {
-                    let s = src.offset(r0 + col(k) * self.src_col);
-                    std::ptr::copy_nonoverlapping(s, pa.add(k * l), l);
-                }
-                // b[i][k] = a[k][i]: tile row i holds row r0 + i's edge words by slot.
-                for kb in (0..l).step_by(mk) {
-                    for ib in (0..l).step_by(mk) {
-                        block(pa.add(kb * l + ib), li, pb.add(ib * l + kb), li);
-                    }
-                }
+            for r0 in (0..p.rt as isize).step_by(l) {
+                let b = tiles.load_transposed(src.offset(r0), from, block);
                 for i in 0..l {
-                    let (r, row) = (r0 + i as isize, pb.add(i * l));
+                    let (r, row) = (r0 + i as isize, b.add(i * l));
                     if r == 0 {
-                        std::ptr::copy_nonoverlapping(row.add(rw), dst, self.cs);
+                        std::ptr::copy_nonoverlapping(row.add(rw), dst, p.cs);
                     } else {
                         // Slots < rw from row r - 1 (kept in `ps` or the row above), the
                         // rest from row r.
                         if i > 0 {
                             std::ptr::copy_nonoverlapping(row.sub(l), ps, rw);
                         }
-                        std::ptr::copy_nonoverlapping(row.add(rw), ps.add(rw), self.cs);
+                        std::ptr::copy_nonoverlapping(row.add(rw), ps.add(rw), p.cs);
                         let at = dst.offset(r * cols - rw as isize);
                         write_line(ps, at, l, true);
                     }
                 }
-                std::ptr::copy_nonoverlapping(pb.add((l - 1) * l), ps, rw);
+                std::ptr::copy_nonoverlapping(b.add((l - 1) * l), ps, rw);
             }
-            let last = dst.offset((self.rt as isize - 1) * cols + right);
+            let last = dst.offset((p.rt as isize - 1) * cols + right);
             std::ptr::copy_nonoverlapping(ps, last, rw);
         }
     }
 }
 
+/// The two `l x l` tiles a block of seam rows passes through.
+struct Tiles {
+    a: Square,
+    b: Square,
+}
+
+impl Tiles {
+    fn new() -> Tiles {
+        Tiles {
+            a: Square::new(),
+            b: Square::new(),
+        }
+    }
+
+    /// Reads the `l` runs of `l` words at `src + from(k)` into tile `a` (run `k` as row `k`),
+    /// transposes them into `b` with `block` (`b[i][k] = a[k][i]`) and returns `b`'s first
+    /// word: row `i` of `b` holds word `i` of every run, 64-byte aligned.
+    ///
+    /// # Safety
+    /// Each run's `l` words at `src + from(k)` (`k < l`) are readable.
+    unsafe fn load_transposed<W: Word>(
+        &mut self,
+        src: *const W,
+        from: impl Fn(usize) -> isize,
+        block: BlockFn<W>,
+    ) -> *const W {
+        let (l, mk) = (line::<W>(), W::MK);
+        let (pa, pb) = (
+            self.a.0.as_mut_ptr().cast::<W>(),
+            self.b.0.as_mut_ptr().cast::<W>(),
+        );
+        // SAFETY: `a` and `b` hold `l * l` words (`LINE * LINE` bytes), aligned to 64 >=
+        // align_of::<W>(); the runs are readable (contract); every word of `a` is written
+        // before the blocks read it, and the blocks write every word of `b`.
+        unsafe {
+            for k in 0..l {
+                std::ptr::copy_nonoverlapping(src.offset(from(k)), pa.add(k * l), l);
+            }
+            for kb in (0..l).step_by(mk) {
+                for ib in (0..l).step_by(mk) {
+                    block(
+                        pa.add(kb * l + ib),
+                        l as isize,
+                        pb.add(ib * l + kb),
+                        l as isize,
+                    );
+                }
+            }
+        }
+        pb
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::super::tile::Tile2d;
     use super::*;
 
     /// The edges of `planes` planes of `rows x cols` words whose destination rows continue
@@ -245,16 +254,10 @@ mod tests {
         };
         let dst = buf[skip + start..].as_mut_ptr();
         let p = t.packing(dst);
-        let e = EdgeCols {
-            rt: p.rt,
-            cs: p.cs,
-            ct: p.ct,
-            cols,
-            src_row: 1,
-            src_col: src_col as isize,
-            dst_row: dst_row as isize,
-        };
-        assert!(e.seams::<W>(true), "{rows}x{cols} from {start} has seams");
+        assert!(
+            t.seams::<W>(&p, true),
+            "{rows}x{cols} from {start} has seams"
+        );
         for o in 0..planes {
             let chain = Chain {
                 pred: -(plane_src as isize),

@@ -24,20 +24,12 @@
 
 use super::cpu::CopyTuning;
 use super::hint::prefetch;
-use super::seams::{Chain, EdgeCols};
+pub(super) use super::plane::{Packing, Tile2d};
+use super::seams::Chain;
 use super::tile_group::{
     BLOCK_BYTES, Buffers, GROUP_BYTES, LINE, block_steps, group_tiles, line, rows_alias_in_l2,
 };
 use super::transpose::{BlockFn, Word, write_line};
-
-/// How a packed plane splits: full `l x l` tiles over rows `0..rt` and columns
-/// `cs..cs + ct` (`cs` puts the destination's lines on cache-line boundaries), and the edges.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Packing {
-    pub(super) cs: usize,
-    pub(super) rt: usize,
-    pub(super) ct: usize,
-}
 
 /// Side of a square tile in words: `tile_bytes` (256 on a 32 KiB L1d) of each row, so a
 /// 4-byte tile is 64 x 64 (16 KiB read + 16 KiB written, inside L1/L2 while it is transposed
@@ -49,16 +41,6 @@ pub(super) fn tile<W: Word>() -> usize {
 /// [`tile`] under the parameters `tuning`.
 fn tile_side<W: Word>(tuning: &CopyTuning) -> usize {
     (tuning.tile_bytes / std::mem::size_of::<W>()).next_multiple_of(W::MK)
-}
-
-/// A 2-D transpose-like copy: `dst[r * dst_row + c] = src[r * src_row + c * src_col]`.
-#[derive(Clone, Copy)]
-pub(super) struct Tile2d {
-    pub(super) rows: usize,
-    pub(super) cols: usize,
-    pub(super) src_row: isize,
-    pub(super) src_col: isize,
-    pub(super) dst_row: isize,
 }
 
 impl Tile2d {
@@ -343,7 +325,7 @@ impl Tile2d {
     }
 
     /// Copies the parts of the plane outside [`Packing`]'s full tiles: columns `0..cs` and
-    /// `cs + ct..cols` of rows `0..rt` (as seam lines where [`EdgeCols::seams`] and the rows
+    /// `cs + ct..cols` of rows `0..rt` (as seam lines where [`Tile2d::seams`] and the rows
     /// or the planes continue one another, see `kernels/seams.rs`; the right edge left to
     /// the next plane of a `chain`), and rows `rt..rows` of every column, through the block
     /// transposes for `stream`.
@@ -370,16 +352,7 @@ impl Tile2d {
             strip(self.rows - p.rt, self.cols),
         );
         let end = (p.cs + p.ct) as isize;
-        let e = EdgeCols {
-            rt: p.rt,
-            cs: p.cs,
-            ct: p.ct,
-            cols: self.cols,
-            src_row: self.src_row,
-            src_col: self.src_col,
-            dst_row: self.dst_row,
-        };
-        let seams = e.seams::<W>(stream);
+        let seams = self.seams::<W>(p, stream);
         let chain = chain.filter(|_| seams && self.dst_row != self.cols as isize);
         // SAFETY: each non-empty strip is a part of the plane, given by its first element (an
         // element of the plane, so the offsets stay inside the allocation). An empty strip is
@@ -388,11 +361,11 @@ impl Tile2d {
         // chain's from the contract).
         unsafe {
             if seams && self.dst_row == self.cols as isize {
-                e.write_seams(src, dst, W::block_fn(false));
+                self.write_seams(p, src, dst, W::block_fn(false));
             } else {
                 match chain {
                     Some(c) if !c.first => {
-                        e.write_chained_seams(src, dst, (W::block_fn(false), c.pred))
+                        self.write_chained_seams(p, src, dst, (W::block_fn(false), c.pred))
                     }
                     _ if left.rows > 0 && left.cols > 0 => left.run_tiled(src, dst, block),
                     _ => {}
